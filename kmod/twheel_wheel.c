@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel_wheel.c - the hierarchical timing wheel core.
+ *
+ * A pure data structure: no locks, no allocation, no clock reads. The
+ * caller serialises every call on one wheel and passes the time in, in
+ * ticks. The same file builds as ordinary userspace C through
+ * tests/wheel/twheel_shim.h.
+ *
+ * Placement. A tick is read as 11 digits of 6 bits (the top digit has only
+ * the 4 bits 60..63). An entry whose deadline is after the clock goes to
+ * the level of the highest digit in which its deadline differs from the
+ * clock, in the slot named by its deadline's digit at that level:
+ *
+ *	level = (fls64(expires ^ clk) - 1) / 6
+ *	slot  = (expires >> (6 * level)) & 63
+ *
+ * Since 11 levels hold all 64 bits, every u64 deadline has a place: there
+ * is no horizon beyond which deadlines are clamped or parked in an overflow
+ * list, and an entry never fires early because its deadline was rounded.
+ * An entry whose deadline is at or before the clock goes to the due list.
+ *
+ * Invariant: every entry is placed per the current clock. Hence
+ *  (a) an entry is on the due list iff its deadline is <= clk, so removal
+ *      can find its list from (expires, clk) alone: no level is stored;
+ *  (b) the deadline of an entry in slot s of level L agrees with clk above
+ *      L and its digit s at L is greater than clk's digit there, so the
+ *      bitmaps never wrap;
+ *  (c) all entries sharing a deadline share one slot, in insertion order.
+ *
+ * The event tick of slot s of level L is the first tick at which the clock
+ * reaches that slot: clk with digits 0..L cleared and digit L set to s. By
+ * (b), every entry of the slot has a deadline at or after its event tick.
+ * Ordering of event ticks: any occupied slot of level L' < L has an event
+ * tick whose digit at L equals clk's, which is below the digit of any
+ * occupied slot of level L, all higher digits agreeing. So the earliest
+ * event tick is that of the lowest set bit of the lowest non-empty level,
+ * no two occupied slots share an event tick, and the earliest deadline held
+ * lives in exactly that slot.
+ */
+#ifdef __KERNEL__
+#include <linux/bitops.h>
+#include <linux/export.h>
+#include <kunit/visibility.h>
+#endif
+
+#include "twheel_wheel.h"
+
+/* Level of a deadline after @clk: its highest digit differing from @clk. */
+static inline unsigned int twheel_level(u64 expires, u64 clk)
+{
+	return (fls64(expires ^ clk) - 1) / TWHEEL_LVL_BITS;
+}
+
+static inline unsigned int twheel_slot(u64 expires, unsigned int lvl)
+{
+	return (expires >> (lvl * TWHEEL_LVL_BITS)) & TWHEEL_SLOT_MASK;
+}
+
+/*
+ * Event tick of slot @slot of level @lvl: @clk with the digits of levels
+ * 0..@lvl cleared and digit @lvl set to @slot. The mask is built from two
+ * shifts of at most 60 so that level 10, whose digit reaches bit 63, never
+ * needs a shift by 64 or more.
+ */
+static inline u64 twheel_event(u64 clk, unsigned int lvl, unsigned int slot)
+{
+	unsigned int shift = lvl * TWHEEL_LVL_BITS;
+	u64 low = ((u64)TWHEEL_SLOT_MASK << shift) | (((u64)1 << shift) - 1);
+
+	return (clk & ~low) | ((u64)slot << shift);
+}
+
+/* Put @e where its deadline places it relative to the current clock. */
+static inline void twheel_place(struct twheel_wheel *w, struct twheel_entry *e)
+{
+	unsigned int lvl, slot;
+
+	if (e->expires <= w->clk) {
+		list_add_tail(&e->node, &w->due);
+		return;
+	}
+	lvl = twheel_level(e->expires, w->clk);
+	slot = twheel_slot(e->expires, lvl);
+	list_add_tail(&e->node, &w->slots[lvl][slot]);
+	w->pending[lvl] |= (u64)1 << slot;
+}
+
+/* Lowest non-empty level, or TWHEEL_LEVELS if every slot is empty. */
+static inline unsigned int twheel_first_level(const struct twheel_wheel *w)
+{
+	unsigned int lvl;
+
+	for (lvl = 0; lvl < TWHEEL_LEVELS; lvl++)
+		if (w->pending[lvl])
+			break;
+	return lvl;
+}
+
+/* Append all of @from to the tail of @to; return how many were moved. */
+static u64 twheel_splice_count(struct list_head *from, struct list_head *to)
+{
+	struct list_head *pos;
+	u64 n = 0;
+
+	list_for_each(pos, from)
+		n++;
+	list_splice_tail_init(from, to);
+	return n;
+}
+
+/**
+ * twheel_wheel_init() - make an empty wheel
+ * @w: the wheel
+ * @now: the wheel's starting tick (any u64)
+ *
+ * Costs TWHEEL_LEVELS * TWHEEL_SLOTS list initialisations; do it once.
+ */
+void twheel_wheel_init(struct twheel_wheel *w, u64 now)
+{
+	unsigned int lvl, slot;
+
+	w->clk = now;
+	w->count = 0;
+	INIT_LIST_HEAD(&w->due);
+	for (lvl = 0; lvl < TWHEEL_LEVELS; lvl++) {
+		w->pending[lvl] = 0;
+		for (slot = 0; slot < TWHEEL_SLOTS; slot++)
+			INIT_LIST_HEAD(&w->slots[lvl][slot]);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_init);
+
+/**
+ * twheel_wheel_add() - arm an entry
+ * @w: the wheel
+ * @e: the caller's entry; must not be held by any wheel
+ * @expires: the deadline, in ticks; every u64 value is held exactly
+ *
+ * O(1). An entry whose deadline is after the wheel's clock goes to its
+ * slot; it is handed back by the first twheel_wheel_advance() whose @now
+ * is >= @expires, and never by an earlier one. An entry whose deadline is
+ * at or before the clock (in the past, or equal to it) is "due": the next
+ * advance hands it back, whatever its @now (even @now equal to or below
+ * the clock), ahead of everything else that advance hands back; due
+ * entries keep their insertion order. In other words its effective
+ * deadline is the clock at which it was added.
+ *
+ * Entries sharing a deadline are handed back in the order they were added.
+ * An entry re-added after twheel_wheel_remove() or after being handed back
+ * behaves exactly as a new one (it goes behind earlier entries of the same
+ * deadline).
+ */
+void twheel_wheel_add(struct twheel_wheel *w, struct twheel_entry *e,
+		      u64 expires)
+{
+	e->expires = expires;
+	w->count++;
+	twheel_place(w, e);
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_add);
+
+/**
+ * twheel_wheel_remove() - disarm an entry
+ * @w: the wheel
+ * @e: an entry held by @w (added and neither removed nor handed back since)
+ *
+ * O(1) wherever the entry sits, at any level and after any number of
+ * cascades: the invariant that every entry is placed per the current clock
+ * lets its list be recomputed from its deadline and the clock, so the entry
+ * stores no position. Unlinks it, clears the slot's bit in the bitmap when
+ * the slot becomes empty, and leaves @e->node initialised as an empty list.
+ * The caller owns @e again on return.
+ */
+void twheel_wheel_remove(struct twheel_wheel *w, struct twheel_entry *e)
+{
+	unsigned int lvl, slot;
+
+	list_del_init(&e->node);
+	w->count--;
+	if (e->expires <= w->clk)
+		return;		/* it was on the due list */
+	lvl = twheel_level(e->expires, w->clk);
+	slot = twheel_slot(e->expires, lvl);
+	if (list_empty(&w->slots[lvl][slot]))
+		w->pending[lvl] &= ~((u64)1 << slot);
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_remove);
+
+/**
+ * twheel_wheel_next() - when must the wheel next be advanced?
+ * @w: the wheel
+ *
+ * O(TWHEEL_LEVELS), from the bitmaps alone: no slot is scanned and no tick
+ * is stepped.
+ *
+ * Return: the clock if entries are due; otherwise the event tick of the
+ * earliest non-empty slot, that is the tick at which the clock reaches it;
+ * TWHEEL_NEVER if the wheel is empty. The result is a lower bound of the
+ * earliest deadline held, never after it: it is exact when that slot is at
+ * level 0; for a slot of level L >= 1 it is the earliest deadline with its
+ * 6 * L low bits cleared, the tick at which the slot must be cascaded into
+ * finer levels. Advancing to it may then hand nothing back; calling this
+ * again after that advance gives a later, finer bound. Since U64_MAX is
+ * also a valid tick (a deadline of U64_MAX at level 0, or due entries with
+ * the clock at U64_MAX), use twheel_wheel_empty() to tell "never" apart.
+ */
+u64 twheel_wheel_next(const struct twheel_wheel *w)
+{
+	unsigned int lvl;
+
+	if (!list_empty(&w->due))
+		return w->clk;
+	/* The lowest non-empty level holds the earliest event (see above). */
+	lvl = twheel_first_level(w);
+	if (lvl == TWHEEL_LEVELS)
+		return TWHEEL_NEVER;
+	return twheel_event(w->clk, lvl, __ffs64(w->pending[lvl]));
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_next);
+
+/**
+ * twheel_wheel_advance() - move the clock to @now and hand back what expired
+ * @w: the wheel
+ * @now: the current tick
+ * @expired: the caller's list; entries handed back are appended to its tail
+ *
+ * Hands back, appended to @expired, first every due entry (in insertion
+ * order), then every entry whose deadline is <= @now, in deadline order and
+ * entries of one deadline in insertion order. Nothing whose deadline is
+ * after max(@now, clock) is handed back, so no entry ever comes back before
+ * the wheel's clock has reached its deadline; an entry armed in a slot
+ * comes back in the first advance with @now >= its deadline. The handed
+ * back entries belong to the caller from then on.
+ *
+ * The clock then becomes max(clock, @now): it never goes back, and an
+ * advance with @now below the clock only hands back the due entries.
+ *
+ * Cost: proportional to the non-empty slots the clock passes over and the
+ * entries they hold, plus O(TWHEEL_LEVELS) per such slot to find it; never
+ * to the number of ticks elapsed. A jump of 10^12 ticks over an empty wheel
+ * costs O(TWHEEL_LEVELS). An entry is cascaded at most TWHEEL_LEVELS - 1
+ * times over its life.
+ *
+ * Return: the number of entries appended to @expired.
+ */
+u64 twheel_wheel_advance(struct twheel_wheel *w, u64 now,
+			 struct list_head *expired)
+{
+	struct twheel_entry *e, *tmp;
+	struct list_head *head;
+	unsigned int lvl, slot;
+	u64 handed, t;
+
+	handed = twheel_splice_count(&w->due, expired);
+
+	for (;;) {
+		/*
+		 * The earliest event: lowest set bit of the lowest non-empty
+		 * level. It is the only slot whose event tick is t (see the
+		 * file comment), and every level below it is empty.
+		 */
+		lvl = twheel_first_level(w);
+		if (lvl == TWHEEL_LEVELS)
+			break;
+		slot = __ffs64(w->pending[lvl]);
+		t = twheel_event(w->clk, lvl, slot);
+		if (t > now)
+			break;
+
+		/*
+		 * Moving the clock to t keeps every other entry where it is:
+		 * any other occupied slot's event tick E is after t, and
+		 * clk < t < E with clk and E agreeing above that slot's level
+		 * L puts t's digits above L equal to theirs and t's digit at
+		 * L below the slot's, so the entry's level and slot relative
+		 * to t are unchanged.
+		 */
+		w->clk = t;
+		w->pending[lvl] &= ~((u64)1 << slot);
+		head = &w->slots[lvl][slot];
+
+		if (lvl == 0) {
+			/* A level-0 slot holds exactly one deadline: t. */
+			handed += twheel_splice_count(head, expired);
+			continue;
+		}
+
+		/*
+		 * Cascade. The slot's deadlines agree with t down to digit
+		 * lvl, so each either equals t (hand back) or lands in a
+		 * lower, hitherto empty, level. List order is kept, so equal
+		 * deadlines stay in insertion order.
+		 */
+		list_for_each_entry_safe(e, tmp, head, node) {
+			list_del(&e->node);
+			if (e->expires == t) {
+				list_add_tail(&e->node, expired);
+				handed++;
+			} else {
+				twheel_place(w, e);
+			}
+		}
+	}
+
+	/*
+	 * Nothing left in a slot is due by @now: the earliest event tick E is
+	 * after @now. Moving the clock from clk up to @now therefore keeps
+	 * every entry placed right, by the argument above with @now in the
+	 * place of t: clk <= now < E. And the due list is empty, so no entry
+	 * with a deadline <= the new clock is left behind in a slot.
+	 */
+	if (now > w->clk)
+		w->clk = now;
+	w->count -= handed;
+	return handed;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_advance);

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * twheel_wheel.h - the hierarchical timing wheel, as a pure data structure.
+ *
+ * The wheel knows nothing of files, locks, clocks or memory: the caller
+ * embeds a struct twheel_entry in its own object, serialises all calls on
+ * one wheel, and passes "now" in as a tick number. The same source builds
+ * in the kernel and as ordinary userspace C (see tests/wheel/).
+ *
+ * Layout: TWHEEL_LEVELS levels of TWHEEL_SLOTS slots. Level L slot s holds
+ * the entries whose deadline agrees with the wheel's clock on every bit
+ * above level L and has digit s at level L (digit = 6 bits). With 6-bit
+ * digits, 11 levels cover all 64 bits of a tick, so every deadline that
+ * fits in a u64 is held exactly: there is no horizon, no clamping and no
+ * overflow list.
+ *
+ * Invariant: every entry sits where its deadline places it relative to the
+ * current clock. All entries sharing a deadline therefore share one slot,
+ * in insertion order, and every occupied slot lies strictly in the future
+ * of the clock at its level (so the bitmaps never wrap).
+ */
+#ifndef _TWHEEL_WHEEL_H
+#define _TWHEEL_WHEEL_H
+
+#ifdef __KERNEL__
+#include <linux/limits.h>
+#include <linux/list.h>
+#include <linux/types.h>
+#else
+#include "twheel_shim.h"
+#endif
+
+#define TWHEEL_LVL_BITS		6
+#define TWHEEL_SLOTS		64	/* 2^TWHEEL_LVL_BITS */
+#define TWHEEL_SLOT_MASK	(TWHEEL_SLOTS - 1)
+/* Enough levels for every bit of a u64 tick: DIV_ROUND_UP(64, 6). */
+#define TWHEEL_LEVELS		11
+
+/* Returned by twheel_wheel_next() when the wheel holds nothing. */
+#define TWHEEL_NEVER		U64_MAX
+
+/**
+ * struct twheel_entry - the wheel's part of a caller-owned timer object
+ * @node: link in a slot, in the due list, or (after hand-back) in the
+ *        caller's list
+ * @expires: the deadline, in ticks
+ *
+ * 24 bytes. The wheel reads and writes it only between twheel_wheel_add()
+ * and the moment it is removed or handed back; after that the caller owns
+ * the storage again and may reuse it (for example to queue the object
+ * elsewhere) until the next twheel_wheel_add().
+ */
+struct twheel_entry {
+	struct list_head node;
+	u64 expires;
+};
+
+/**
+ * struct twheel_wheel - a hierarchical timing wheel
+ * @clk: the wheel's current tick; only moves forward, by twheel_wheel_advance()
+ * @count: number of entries held (in slots or due)
+ * @due: entries added with a deadline at or before @clk, in insertion
+ *       order; handed back first by the next advance
+ * @pending: per level, bit s set iff slot s of that level is non-empty
+ * @slots: the slot lists, TWHEEL_LEVELS x TWHEEL_SLOTS
+ */
+struct twheel_wheel {
+	u64 clk;
+	u64 count;
+	struct list_head due;
+	u64 pending[TWHEEL_LEVELS];
+	struct list_head slots[TWHEEL_LEVELS][TWHEEL_SLOTS];
+};
+
+void twheel_wheel_init(struct twheel_wheel *w, u64 now);
+void twheel_wheel_add(struct twheel_wheel *w, struct twheel_entry *e,
+		      u64 expires);
+void twheel_wheel_remove(struct twheel_wheel *w, struct twheel_entry *e);
+u64 twheel_wheel_advance(struct twheel_wheel *w, u64 now,
+			 struct list_head *expired);
+u64 twheel_wheel_next(const struct twheel_wheel *w);
+
+/**
+ * twheel_wheel_empty() - does the wheel hold no entry?
+ * @w: the wheel
+ *
+ * Return: true when no entry is held (neither in a slot nor due).
+ */
+static inline bool twheel_wheel_empty(const struct twheel_wheel *w)
+{
+	return w->count == 0;
+}
+
+#endif /* _TWHEEL_WHEEL_H */

@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: every test twheel has, in order, one line per stage, then
+# one line "N passed, N failed" (N counts test cases, KUnit cases
+# included). Exit status non-zero on any failure. Logs: build/logs/.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+logs=$top/build/logs
+mkdir -p "$logs"
+total_pass=0
+total_fail=0
+start_all=$(date +%s)
+
+# stage NAME COMMAND...: run it, log it, count its cases.
+stage() {
+	local name=$1 log=$logs/$1.log t0 rc line p f
+	shift
+	t0=$(date +%s)
+	"$@" > "$log" 2>&1
+	rc=$?
+	line=$(grep -E '^RESULT [0-9]+ [0-9]+$|[0-9]+ passed, [0-9]+ failed' "$log" | tail -n1)
+	if [[ $line =~ ^RESULT\ ([0-9]+)\ ([0-9]+)$ ]] ||
+	   [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+		p=${BASH_REMATCH[1]}
+		f=${BASH_REMATCH[2]}
+	else
+		p=0
+		f=0
+	fi
+	# A stage that failed without saying which case counts as one failure.
+	if [ $rc != 0 ] && [ "$f" = 0 ]; then
+		f=1
+	fi
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
+	printf 'check: %-22s %4d passed, %d failed  (%ds)\n' "$name" "$p" "$f" \
+		$(($(date +%s) - t0))
+	if [ "$f" != 0 ]; then
+		grep -E '^not ok|^# |FAIL|error' "$log" | head -n 40 | sed 's/^/    /'
+		echo "    (full log: $log)"
+	fi
+}
+
+if ! tests/deps.sh --check > /dev/null 2>&1; then
+	echo "check: installing missing packages"
+	tests/deps.sh > "$logs/deps.log" 2>&1 || {
+		cat "$logs/deps.log"
+		echo "0 passed, 1 failed"
+		exit 1
+	}
+fi
+
+stage checkpatch	tests/static.sh checkpatch
+stage sparse		tests/static.sh sparse
+stage w1-debug		tests/static.sh w1 debug
+stage w1-stock		tests/static.sh w1 stock
+stage uapi		tests/static.sh uapi
+if [ -f tests/wheel/wheel.mk ]; then
+	stage wheel-native	make --no-print-directory wheel-test
+fi
+stage userspace-build	make --no-print-directory vm-userspace
+stage kunit		tests/kunit/run.sh
+stage integration-debug	tests/integration/run.sh debug
+stage integration-stock	tests/integration/run.sh stock
+
+echo "check: done in $(($(date +%s) - start_all))s; logs in $logs"
+echo "$total_pass passed, $total_fail failed"
+[ $total_fail = 0 ]

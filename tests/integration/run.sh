@@ -1,0 +1,37 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run the integration tests (tests/integration/*.c, built static into
+# build/vm-bin/) in a VM on the debug or the stock kernel.
+#   tests/integration/run.sh debug|stock [PATTERN]
+# Last line: "RESULT <passed> <failed>". A VM that fails closed (a kernel
+# splat, a leak, a crash, a time-out) counts as one more failed case.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+kernel=${1:?usage: run.sh debug|stock [PATTERN]}
+logs=$top/build/logs
+mkdir -p "$logs"
+res=$logs/integration-$kernel.results
+rm -f "$res"
+
+VM_QUIET=${VM_QUIET:-1} VM_RESULTS=$res VM_LOG=$logs/integration-$kernel-console.log \
+	tests/vm/run.sh "$kernel" "twheel-run-tests '${2:-*}'"
+vmrc=$?
+
+[ -f "$res" ] && grep -E '^(not )?ok |^# ' "$res"
+passed=$(grep -c '^ok ' "$res" 2>/dev/null)
+failed=$(grep -c '^not ok ' "$res" 2>/dev/null)
+passed=${passed:-0}
+failed=${failed:-0}
+if [ $vmrc != 0 ] && [ "$failed" = 0 ]; then
+	echo "not ok vm/$kernel/clean_run (VM exit $vmrc; console: $logs/integration-$kernel-console.log)"
+	grep -aE '^vm: ' "$logs/integration-$kernel-console.log" 2>/dev/null | tail -n 5
+	failed=1
+fi
+if [ "$passed" = 0 ] && [ "$failed" = 0 ]; then
+	echo "not ok vm/$kernel/no_tests_ran"
+	failed=1
+fi
+echo "RESULT $passed $failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,35 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build twheel.ko (and twheel_kunit.ko when the kernel has KUnit) for one
+# test kernel, out of the source tree: the sources are mirrored into
+# build/mod-<kernel>/ so builds for different kernels never share objects.
+#
+#   tests/vm/build-module.sh debug|stock [extra kbuild args, e.g. W=1 C=2]
+#
+# Prints the kernel's assignments (see kernel.sh) plus MODDIR=... on stdout.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+kernel=$1
+shift
+vars=$("$top/tests/vm/kernel.sh" "$kernel")
+eval "$vars"
+
+mod=$top/build/mod-$kernel
+mkdir -p "$mod"
+# Mirror the module sources; cp -u keeps timestamps so make stays incremental.
+(cd "$top" && find Kbuild kmod uapi tests/kunit tests/wheel -type f \
+	\( -name Kbuild -o -name '*.c' -o -name '*.h' \) 2>/dev/null) |
+while read -r f; do
+	mkdir -p "$mod/$(dirname "$f")"
+	cp -u -p "$top/$f" "$mod/$f"
+done
+# Drop mirrored files whose source is gone.
+(cd "$mod" && find . -type f \( -name '*.c' -o -name '*.h' -o -name Kbuild \)) |
+while read -r f; do
+	[ -e "$top/$f" ] || rm -f "$mod/$f"
+done
+
+make -C "$KDIR" M="$mod" -j"$(nproc)" "$@" modules >&2
+echo "$vars"
+echo "MODDIR=$mod"
