@@ -1,44 +1,250 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * twheel_dev.c - the /dev/twheel file: one open file, one timer set.
+ *
+ * This layer owns the ABI: it copies arguments in and out of user memory
+ * and maps them onto the timer set of twheel_ctx.c. Every copy to user
+ * memory happens under the context's mutex at most, never a spinlock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/build_bug.h>
+#include <linux/compat.h>
+#include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/module.h>
-#include <linux/slab.h>
+#include <linux/moduleparam.h>
+#include <linux/poll.h>
+#include <linux/seq_file.h>
+#include <linux/uaccess.h>
 
+#include "twheel_ctx.h"
 #include "twheel_dev.h"
 
-/**
- * struct twheel_ctx - the state behind one open /dev/twheel
- * @wheel: placeholder until the timer set lands
- */
-struct twheel_ctx {
-	int wheel;
+static ulong max_timers = 1048576;
+
+static int twheel_set_max_timers(const char *val, const struct kernel_param *kp)
+{
+	ulong v;
+	int ret;
+
+	ret = kstrtoul(val, 0, &v);
+	if (ret)
+		return ret;
+	if (!v)
+		return -EINVAL;
+	WRITE_ONCE(max_timers, v);
+	return 0;
+}
+
+static const struct kernel_param_ops twheel_max_timers_ops = {
+	.set = twheel_set_max_timers,
+	.get = param_get_ulong,
 };
+module_param_cb(max_timers, &twheel_max_timers_ops, &max_timers, 0644);
+MODULE_PARM_DESC(max_timers,
+		 "Most timers one open /dev/twheel may hold, taken at open (default 1048576)");
+
+/* The first published size of each argument: smaller ones are EINVAL. */
+#define TWHEEL_ADD_SIZE_VER0	32
+#define TWHEEL_CANCEL_SIZE_VER0	16
+#define TWHEEL_INFO_SIZE_VER0	40
 
 static int twheel_open(struct inode *inode, struct file *file)
 {
 	struct twheel_ctx *ctx;
 
-	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
-	if (!ctx)
-		return -ENOMEM;
+	ctx = twheel_ctx_create(READ_ONCE(max_timers), TWHEEL_DEFAULT_TICK_NS);
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
 	file->private_data = ctx;
 	return nonseekable_open(inode, file);
 }
 
 static int twheel_release(struct inode *inode, struct file *file)
 {
-	kfree(file->private_data);
+	twheel_ctx_destroy(file->private_data);
 	return 0;
+}
+
+/*
+ * An argument struct of @usize bytes (from the command number) into one of
+ * @ksize: an older, smaller one is zero-extended, a newer, larger one must
+ * have an all-zero tail (E2BIG otherwise).
+ */
+static int twheel_copy_in(void *karg, size_t ksize, const void __user *uarg,
+			  size_t usize, size_t minsize)
+{
+	if (usize < minsize)
+		return -EINVAL;
+	return copy_struct_from_user(karg, ksize, uarg, usize);
+}
+
+/* Write back as many bytes as the caller's struct has; zero any tail. */
+static int twheel_copy_out(void __user *uarg, size_t usize, const void *karg,
+			   size_t ksize)
+{
+	if (copy_to_user(uarg, karg, min(usize, ksize)))
+		return -EFAULT;
+	if (usize > ksize && clear_user(uarg + ksize, usize - ksize))
+		return -EFAULT;
+	return 0;
+}
+
+static long twheel_ioctl_add(struct twheel_ctx *ctx, void __user *uarg,
+			     size_t usize)
+{
+	struct twheel_add req;
+	u32 unused;
+	int ret;
+
+	ret = twheel_copy_in(&req, sizeof(req), uarg, usize,
+			     TWHEEL_ADD_SIZE_VER0);
+	if (ret)
+		return ret;
+	twheel_ctx_lock(ctx);
+	ret = twheel_ctx_add(ctx, &req);
+	if (!ret && twheel_copy_out(uarg, usize, &req, sizeof(req))) {
+		/*
+		 * The caller cannot learn the id. Under the same lock nobody
+		 * saw the timer yet: take it back, as if never added.
+		 */
+		twheel_ctx_cancel(ctx, req.id, &unused, true);
+		ret = -EFAULT;
+	}
+	twheel_ctx_unlock(ctx);
+	return ret;
+}
+
+static long twheel_ioctl_cancel(struct twheel_ctx *ctx, void __user *uarg,
+				size_t usize)
+{
+	struct twheel_cancel req;
+	int ret;
+
+	ret = twheel_copy_in(&req, sizeof(req), uarg, usize,
+			     TWHEEL_CANCEL_SIZE_VER0);
+	if (ret)
+		return ret;
+	if (req.flags)
+		return -EINVAL;
+	twheel_ctx_lock(ctx);
+	/* Tell the outcome first, so a fault writing it changes nothing. */
+	ret = twheel_ctx_cancel(ctx, req.id, &req.result, false);
+	if (!ret) {
+		ret = twheel_copy_out(uarg, usize, &req, sizeof(req));
+		if (!ret)
+			twheel_ctx_cancel(ctx, req.id, &req.result, true);
+	}
+	twheel_ctx_unlock(ctx);
+	return ret;
+}
+
+static long twheel_ioctl_info(struct twheel_ctx *ctx, void __user *uarg,
+			      size_t usize)
+{
+	struct twheel_info info;
+
+	if (usize < TWHEEL_INFO_SIZE_VER0)
+		return -EINVAL;
+	twheel_ctx_lock(ctx);
+	twheel_ctx_info(ctx, &info);
+	twheel_ctx_unlock(ctx);
+	return twheel_copy_out(uarg, usize, &info, sizeof(info));
+}
+
+static long twheel_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct twheel_ctx *ctx = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	size_t usize = _IOC_SIZE(cmd);
+
+	BUILD_BUG_ON(sizeof(struct twheel_add) != TWHEEL_ADD_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct twheel_cancel) != TWHEEL_CANCEL_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct twheel_info) != TWHEEL_INFO_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct twheel_event) != 40);
+
+	if (_IOC_TYPE(cmd) != TWHEEL_IOC_TYPE)
+		return -ENOTTY;
+	/* Dispatch on number and direction; the size may differ (above). */
+	switch (_IOC_NR(cmd)) {
+	case _IOC_NR(TWHEEL_IOC_INFO):
+		if (_IOC_DIR(cmd) != _IOC_DIR(TWHEEL_IOC_INFO))
+			return -ENOTTY;
+		return twheel_ioctl_info(ctx, uarg, usize);
+	case _IOC_NR(TWHEEL_IOC_ADD):
+		if (_IOC_DIR(cmd) != _IOC_DIR(TWHEEL_IOC_ADD))
+			return -ENOTTY;
+		return twheel_ioctl_add(ctx, uarg, usize);
+	case _IOC_NR(TWHEEL_IOC_CANCEL):
+		if (_IOC_DIR(cmd) != _IOC_DIR(TWHEEL_IOC_CANCEL))
+			return -ENOTTY;
+		return twheel_ioctl_cancel(ctx, uarg, usize);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,
+			   loff_t *ppos)
+{
+	struct twheel_ctx *ctx = file->private_data;
+	struct twheel_event ev;
+	ssize_t done = 0;
+	int ret;
+
+	if (count < sizeof(ev))
+		return -EINVAL;
+	for (;;) {
+		twheel_ctx_lock(ctx);
+		while (count - done >= sizeof(ev) && twheel_ctx_peek(ctx, &ev)) {
+			/* A fault leaves this record and the rest queued. */
+			if (copy_to_user(buf + done, &ev, sizeof(ev))) {
+				twheel_ctx_unlock(ctx);
+				return done ? done : -EFAULT;
+			}
+			twheel_ctx_consume(ctx);
+			done += sizeof(ev);
+		}
+		twheel_ctx_unlock(ctx);
+		if (done)
+			return done;
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		ret = wait_event_interruptible(ctx->wqh,
+					       twheel_ctx_readable(ctx));
+		if (ret)
+			return ret;
+	}
+}
+
+static __poll_t twheel_poll(struct file *file, poll_table *wait)
+{
+	struct twheel_ctx *ctx = file->private_data;
+
+	poll_wait(file, &ctx->wqh, wait);
+	return twheel_ctx_readable(ctx) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+static void twheel_show_fdinfo(struct seq_file *m, struct file *file)
+{
+	struct twheel_ctx *ctx = file->private_data;
+
+	twheel_ctx_lock(ctx);
+	twheel_ctx_show(ctx, m);
+	twheel_ctx_unlock(ctx);
 }
 
 const struct file_operations twheel_fops = {
 	.owner = THIS_MODULE,
 	.open = twheel_open,
 	.release = twheel_release,
+	.read = twheel_read,
+	.poll = twheel_poll,
+	.unlocked_ioctl = twheel_ioctl,
+	/* Every argument has one layout on 32 and 64 bits. */
+	.compat_ioctl = compat_ptr_ioctl,
+	.show_fdinfo = twheel_show_fdinfo,
 };
 
 /**
@@ -48,7 +254,7 @@ const struct file_operations twheel_fops = {
  */
 int twheel_dev_init(void)
 {
-	return 0;
+	return twheel_ctx_cache_init();
 }
 
 /**
@@ -56,4 +262,5 @@ int twheel_dev_init(void)
  */
 void twheel_dev_exit(void)
 {
+	twheel_ctx_cache_exit();
 }
