@@ -27,6 +27,9 @@ VM_BIN := $(BUILD)/vm-bin
 INTEG_SRC := $(wildcard tests/integration/*.c)
 INTEG_BIN := $(patsubst tests/integration/%.c,$(VM_BIN)/twt-%,$(INTEG_SRC))
 INTEG_DEPS := tests/integration/twtest.h uapi/linux/twheel.h
+LIB_SRC := userspace/lib/libtwheel.c
+LIB_DEPS := $(LIB_SRC) userspace/lib/libtwheel.h uapi/linux/twheel.h
+TOOLS := twheelctl
 
 .PHONY: all module userspace vm-userspace deps check demo vm-run vm-shell \
 	kunit integration style sparse uapi-check install modules_install \
@@ -37,10 +40,25 @@ all: module userspace
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-userspace: vm-userspace
+# libtwheel and the tools, for this machine.
+userspace: $(BUILD)/lib/libtwheel.a $(addprefix $(BUILD)/bin/,$(TOOLS))
+
+$(BUILD)/lib/libtwheel.a: $(LIB_DEPS)
+	@mkdir -p $(BUILD)/lib
+	$(CC) $(USER_CFLAGS) -c -o $(BUILD)/lib/libtwheel.o $(LIB_SRC)
+	$(AR) rcs $@ $(BUILD)/lib/libtwheel.o
+
+$(BUILD)/bin/%: userspace/tools/%.c $(BUILD)/lib/libtwheel.a
+	@mkdir -p $(BUILD)/bin
+	$(CC) $(USER_CFLAGS) -Iuserspace/lib -o $@ $< $(BUILD)/lib/libtwheel.a
 
 # Static programs for the test VMs (their initramfs has no libc).
-vm-userspace: $(INTEG_BIN) $(VM_BIN)/twheel-run-tests
+vm-userspace: $(INTEG_BIN) $(VM_BIN)/twheel-run-tests \
+	$(addprefix $(VM_BIN)/,$(TOOLS))
+
+$(VM_BIN)/%: userspace/tools/%.c $(LIB_DEPS)
+	@mkdir -p $(VM_BIN)
+	$(CC) $(USER_CFLAGS) -Iuserspace/lib -static -o $@ $< $(LIB_SRC)
 
 $(VM_BIN)/twt-%: tests/integration/%.c $(INTEG_DEPS)
 	@mkdir -p $(VM_BIN)
@@ -56,9 +74,10 @@ deps:
 check:
 	tests/check.sh
 
-demo: vm-userspace
+demo:
 	@tests/deps.sh --check >/dev/null 2>&1 || tests/deps.sh
-	tests/vm/run.sh stock 'insmod /lib/twheel/twheel.ko; ls -l /dev/twheel; echo "twheel $$(cat /sys/module/twheel/version) loaded"; rmmod twheel'
+	@$(MAKE) --no-print-directory vm-userspace
+	tests/vm/run.sh stock "$$(cat userspace/demo.sh)"
 
 vm-run: vm-userspace
 	tests/vm/run.sh $(KERNEL) '$(CMD)'

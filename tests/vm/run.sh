@@ -140,14 +140,14 @@ if [ -z "$rc" ]; then
 	fail=${fail:-"the guest never reported an exit status (crash?)"}
 	rc=1
 fi
-if [ -n "$taint" ] && [ $((taint & ~TAINT_OK)) != 0 ]; then
-	fail=${fail:-"unexpected kernel taint $taint"}
-fi
 splats=$(grep -aE "$SPLAT" "$log" | grep -av '^twheel-vm:' || true)
 if [ -n "$splats" ]; then
 	fail=${fail:-"kernel splat in the console"}
 	echo "vm: splat lines:" >&2
 	printf '%s\n' "$splats" | head -n 40 >&2
+fi
+if [ -n "$taint" ] && [ $((taint & ~TAINT_OK)) != 0 ]; then
+	fail=${fail:-"unexpected kernel taint $taint"}
 fi
 if [ -n "${VM_RESULTS:-}" ]; then
 	grep -av '^twheel-vm: ' "$out" > "$VM_RESULTS" || true
