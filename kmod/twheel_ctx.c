@@ -105,19 +105,22 @@ static enum hrtimer_restart twheel_base_fired(struct hrtimer *hrtimer)
 	return HRTIMER_NORESTART;
 }
 
-/* Arm the hrtimer for the wheel's next event, or stop it when empty. */
+/*
+ * Arm the hrtimer for the wheel's next event, or stop it when empty.
+ * base->armed is TWHEEL_NEVER while stopped: no tick of ours reaches it,
+ * since deadlines are at most KTIME_MAX nanoseconds.
+ */
 static void twheel_base_arm(struct twheel_base *base)
 {
-	u64 next = twheel_wheel_next(&base->wheel);
-
-	base->armed = next;
-	if (next == TWHEEL_NEVER) {
+	if (twheel_wheel_empty(&base->wheel)) {
+		base->armed = TWHEEL_NEVER;
 		/* A callback running now only queues the work: harmless. */
 		hrtimer_try_to_cancel(&base->hrtimer);
 		return;
 	}
+	base->armed = twheel_wheel_next(&base->wheel);
 	hrtimer_start(&base->hrtimer,
-		      ns_to_ktime(twheel_tick_ns(next, base->ctx->tick_ns)),
+		      ns_to_ktime(twheel_tick_ns(base->armed, base->ctx->tick_ns)),
 		      HRTIMER_MODE_ABS);
 }
 

@@ -36,7 +36,11 @@
 /* Enough levels for every bit of a u64 tick: DIV_ROUND_UP(64, 6). */
 #define TWHEEL_LEVELS		11
 
-/* Returned by twheel_wheel_next() when the wheel holds nothing. */
+/*
+ * Returned by twheel_wheel_next() when the wheel holds nothing. U64_MAX is
+ * also a tick like any other (a deadline of U64_MAX, or entries due with
+ * the clock at U64_MAX), so tell "never" apart with twheel_wheel_empty().
+ */
 #define TWHEEL_NEVER		U64_MAX
 
 /**

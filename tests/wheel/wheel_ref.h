@@ -203,11 +203,23 @@ static __maybe_unused u32 wref_below(struct wref *r, u32 n)
 		v = wref_byte(r);
 		if (n > 0x100)
 			v = v << 8 | wref_byte(r);
-		if (n > 0x10000)
-			v = v << 16 | wref_byte(r) << 8 | wref_byte(r);
+		if (n > 0x10000) {
+			v = v << 8 | wref_byte(r);
+			v = v << 8 | wref_byte(r);
+		}
 		return v % n;
 	}
 	return (u32)(((wref_rnd64(r) >> 32) * (u64)n) >> 32);
+}
+
+/*
+ * A uniform value of @bits bits (1..64). Every draw is its own statement:
+ * C leaves the order of two draws in one expression unspecified, and a
+ * seed must replay the same in every build (plain, sanitised, kernel).
+ */
+static __maybe_unused u64 wref_rnd_bits(struct wref *r, unsigned int bits)
+{
+	return wref_rnd64(r) >> (64 - bits);
 }
 
 /* ------------------------------------------------------------------ */
@@ -274,7 +286,7 @@ static __maybe_unused int wref_check_count(struct wref *r)
 	if (r->w->count != r->nlive)
 		return WREF_FAIL(r, "count %llu, model has %u live",
 				 r->w->count, r->nlive);
-	if (twheel_wheel_empty(r->w) != (r->nlive == 0))
+	if (twheel_wheel_empty(r->w) != !r->nlive)
 		return WREF_FAIL(r, "twheel_wheel_empty() wrong with %u live",
 				 r->nlive);
 	return 0;
@@ -286,7 +298,8 @@ static __maybe_unused int wref_check_next(struct wref *r)
 
 	r->st.nexts++;
 	if (got != want)
-		return WREF_FAIL(r, "next() = %llu, want %llu (clk %llu, %u live, earliest deadline %llu)",
+		return WREF_FAIL(r,
+				 "next() = %llu, want %llu (clk %llu, %u live, earliest deadline %llu)",
 				 got, want, r->clk, r->nlive,
 				 r->nlive ? r->obj[r->ord[0]].eff : 0ULL);
 	if (r->nlive && got > r->obj[r->ord[0]].eff)
@@ -355,7 +368,8 @@ static __maybe_unused int wref_check_layout(struct wref *r)
 				    ((e->expires >> (TWHEEL_LVL_BITS * lvl)) &
 				     TWHEEL_SLOT_MASK) != slot || !o->live ||
 				    o->expires != e->expires)
-					return WREF_FAIL(r, "entry %ld (expires %llu) misplaced at level %u slot %u, clk %llu",
+					return WREF_FAIL(r,
+							 "entry %ld (expires %llu) misplaced at level %u slot %u, clk %llu",
 							 (long)(o - r->obj),
 							 e->expires, lvl, slot,
 							 w->clk);
@@ -446,13 +460,15 @@ static __maybe_unused int wref_advance(struct wref *r, u64 now)
 	for (i = 0; i < k; i++, p = p->next) {
 		want = &r->obj[r->ord[i]];
 		if (p == &got)
-			return WREF_FAIL(r, "advance(%llu) from clk %llu handed back %u, want %u; missing id %ld (expires %llu)",
+			return WREF_FAIL(r,
+					 "advance(%llu) from clk %llu handed back %u, want %u; missing id %ld (expires %llu)",
 					 now, r->clk, i, k,
 					 (long)(want - r->obj), want->expires);
 		o = container_of(list_entry(p, struct twheel_entry, node),
 				 struct wref_obj, ent);
 		if (o != want)
-			return WREF_FAIL(r, "advance(%llu) from clk %llu: #%u is id %ld (expires %llu, eff %llu, seq %llu), want id %ld (expires %llu, eff %llu, seq %llu)",
+			return WREF_FAIL(r,
+					 "advance(%llu) from clk %llu: #%u is id %ld (expires %llu, eff %llu, seq %llu), want id %ld (expires %llu, eff %llu, seq %llu)",
 					 now, r->clk, i, (long)(o - r->obj),
 					 o->expires, o->eff, o->seq,
 					 (long)(want - r->obj), want->expires,
@@ -461,12 +477,14 @@ static __maybe_unused int wref_advance(struct wref *r, u64 now)
 			return WREF_FAIL(r, "advance(%llu): id %ld expires %llu handed back early",
 					 now, (long)(o - r->obj), o->expires);
 		if (r->exact && o->eff != now)
-			return WREF_FAIL(r, "advance(%llu): id %ld (deadline %llu) handed back late",
+			return WREF_FAIL(r,
+					 "advance(%llu): id %ld (deadline %llu) handed back late",
 					 now, (long)(o - r->obj), o->eff);
 		o->live = false;
 	}
 	if (p != &got)
-		return WREF_FAIL(r, "advance(%llu) from clk %llu handed back more than the %u expected",
+		return WREF_FAIL(r,
+				 "advance(%llu) from clk %llu handed back more than the %u expected",
 				 now, r->clk, k);
 	if (n != k)
 		return WREF_FAIL(r, "advance(%llu) returned %llu, handed back %u",
@@ -546,7 +564,7 @@ static __maybe_unused u32 wref_idle_id(struct wref *r)
 
 static __maybe_unused u64 wref_gen_deadline(struct wref *r)
 {
-	u64 clk = r->clk, span;
+	u64 clk = r->clk, span, d;
 	unsigned int lvl;
 
 	switch (wref_below(r, 20)) {
@@ -555,7 +573,7 @@ static __maybe_unused u64 wref_gen_deadline(struct wref *r)
 	case 1:		/* in the past, or exactly now */
 		return wref_satsub(clk, wref_below(r, 5000));
 	case 2:		/* log-uniform distance, any size */
-		return wref_sat(clk, wref_rnd64(r) >> wref_below(r, 64));
+		return wref_sat(clk, wref_rnd_bits(r, 1 + wref_below(r, 64)));
 	case 3:		/* level boundary from the (unaligned) clock */
 		lvl = 1 + wref_below(r, TWHEEL_LEVELS - 1);
 		span = 1ULL << (TWHEEL_LVL_BITS * lvl);
@@ -563,8 +581,8 @@ static __maybe_unused u64 wref_gen_deadline(struct wref *r)
 	case 4:		/* level boundary from the aligned clock */
 		lvl = wref_below(r, TWHEEL_LEVELS);
 		span = 1ULL << (TWHEEL_LVL_BITS * lvl);
-		return wref_satsub(wref_sat(clk & ~(span - 1),
-					    span * (1 + wref_below(r, 3))),
+		d = span * (1 + wref_below(r, 3));
+		return wref_satsub(wref_sat(clk & ~(span - 1), d),
 				   wref_below(r, 3));
 	case 5:
 		return U64_MAX - wref_below(r, 200);
@@ -579,9 +597,9 @@ static __maybe_unused u64 wref_gen_deadline(struct wref *r)
 		return wref_sat(clk, WREF_T12 + wref_below(r, 1U << 20));
 	case 10:	/* log-uniform distance up to 2^44 */
 	case 11:
-		return wref_sat(clk, wref_rnd64(r) >> (20 + wref_below(r, 45)));
+		return wref_sat(clk, wref_rnd_bits(r, 1 + wref_below(r, 44)));
 	default:	/* uniform over 2^(scale + 10) ticks */
-		return wref_sat(clk, wref_rnd64(r) >> (54 - r->scale));
+		return wref_sat(clk, wref_rnd_bits(r, r->scale + 10));
 	}
 }
 
@@ -591,7 +609,7 @@ static __maybe_unused u64 wref_gen_now(struct wref *r)
 	u32 c = wref_below(r, 200);
 
 	if (c < 130)		/* a step of up to 2^scale ticks */
-		return wref_sat(clk, wref_rnd64(r) >> (64 - r->scale));
+		return wref_sat(clk, wref_rnd_bits(r, r->scale));
 	if (c < 140)		/* small steps, log-uniform up to 2^18 */
 		return wref_sat(clk, wref_below(r, 1U << (2 * wref_below(r, 10))));
 	if (c < 156) {		/* exactly the next event, or the tick before */
@@ -607,7 +625,7 @@ static __maybe_unused u64 wref_gen_now(struct wref *r)
 		return t > clk ? t - wref_below(r, 2) : t;
 	}
 	if (c < 166)		/* log-uniform jump up to 2^40 */
-		return wref_sat(clk, wref_rnd64(r) >> (24 + wref_below(r, 40)));
+		return wref_sat(clk, wref_rnd_bits(r, 1 + wref_below(r, 40)));
 	if (c < 168)
 		return wref_sat(clk, WREF_T12 + wref_below(r, 1U << 20));
 	if (c < 182)		/* a stale now: the clock must not move */
@@ -615,7 +633,7 @@ static __maybe_unused u64 wref_gen_now(struct wref *r)
 	if (c < 199)
 		return clk;
 	if (c < 199 || wref_below(r, 4))
-		return wref_sat(clk, wref_rnd64(r) >> wref_below(r, 64));
+		return wref_sat(clk, wref_rnd_bits(r, 1 + wref_below(r, 64)));
 	return U64_MAX - wref_below(r, 300);
 }
 

@@ -33,10 +33,12 @@ static u64 seed_from_clock(void)
 
 static void print_stats(const struct wref *r)
 {
-	printf("    ops %llu: add %llu, remove %llu, advance %llu, handed back %llu (max %llu in one advance), next %llu, layout checks %llu, resets %llu, live %llu on average and %u at most\n",
+	printf("    ops %llu: add %llu, remove %llu, advance %llu, next %llu\n",
 	       r->st.ops, r->st.adds, r->st.removes, r->st.advances,
-	       r->st.handed, r->st.max_handed, r->st.nexts, r->st.layouts,
-	       r->st.resets,
+	       r->st.nexts);
+	printf("    handed back %llu (max %llu in one advance), layouts %llu, restarts %llu\n",
+	       r->st.handed, r->st.max_handed, r->st.layouts, r->st.resets);
+	printf("    live: %llu on average, %u at most\n",
 	       r->st.advances ? r->st.live_sum / r->st.advances : 0,
 	       r->st.max_live);
 }
@@ -56,9 +58,10 @@ int main(int argc, char **argv)
 		       sizeof(struct twheel_entry));
 		failed++;
 	}
-	printf("wheel_test: seed 0x%llx, %u random runs of %llu ops (struct twheel_entry: %zu bytes, struct twheel_wheel: %zu bytes)\n",
-	       seed, runs, nops, sizeof(struct twheel_entry),
-	       sizeof(struct twheel_wheel));
+	printf("wheel_test: seed 0x%llx, %u random runs of %llu ops\n",
+	       seed, runs, nops);
+	printf("wheel_test: struct twheel_entry %zu bytes, struct twheel_wheel %zu bytes\n",
+	       sizeof(struct twheel_entry), sizeof(struct twheel_wheel));
 
 	for (i = 0; i < ARRAY_SIZE(wref_cases); i++) {
 		r = wref_alloc(WREF_CASE_OBJS, 0);
