@@ -143,6 +143,13 @@ static void twheel_base_rebase(struct twheel_base *base, u64 now)
 		twheel_wheel_add(&base->wheel, e, e->expires);
 }
 
+/* @t left its wheel at @now_ns: it becomes a record. */
+static void twheel_timer_expired(struct twheel_timer *t, s64 now_ns)
+{
+	t->state = TWHEEL_TIMER_QUEUED;
+	t->rec.time_ns = now_ns;
+}
+
 /* Caller holds the lock. Queue a record for every timer due at @now_ns. */
 static void twheel_base_run(struct twheel_base *base, s64 now_ns)
 {
@@ -157,10 +164,8 @@ static void twheel_base_run(struct twheel_base *base, s64 now_ns)
 	n = twheel_wheel_advance(&base->wheel, now, &expired);
 	if (n) {
 		/* entry.node and rec.link are one list_head: walk, then splice. */
-		list_for_each_entry(t, &expired, rec.link) {
-			t->state = TWHEEL_TIMER_QUEUED;
-			t->rec.time_ns = now_ns;
-		}
+		list_for_each_entry(t, &expired, rec.link)
+			twheel_timer_expired(t, now_ns);
 		list_splice_tail(&expired, &ctx->ready);
 		WRITE_ONCE(ctx->nr_queued, ctx->nr_queued + n);
 		ctx->need_wake = true;
@@ -352,9 +357,16 @@ int twheel_ctx_add(struct twheel_ctx *ctx, struct twheel_add *req)
 	now_ns = twheel_clock_now(req->clock);
 	deadline = abs ? req->expires_ns : twheel_add_ns(now_ns, req->expires_ns);
 	if (deadline <= now_ns) {
-		/* Already due: tick 0 is at or before any wheel's clock. */
-		twheel_wheel_add(&base->wheel, &t->entry, 0);
+		/*
+		 * Already due. Timers of this clock that expired before now
+		 * but whose work has not run yet come first: queue them, then
+		 * this one behind them, bypassing the wheel.
+		 */
 		twheel_base_run(base, now_ns);
+		twheel_timer_expired(t, now_ns);
+		list_add_tail(&t->rec.link, &ctx->ready);
+		WRITE_ONCE(ctx->nr_queued, ctx->nr_queued + 1);
+		ctx->need_wake = true;
 		return 0;
 	}
 	now = twheel_now_tick(now_ns, ctx->tick_ns);

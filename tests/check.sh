@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: every test twheel has, in order, one line per stage, then
-# one line "N passed, N failed" (N counts test cases, KUnit cases
-# included). Exit status non-zero on any failure. Logs: build/logs/.
+# one line "N passed, N failed, N skipped" (N counts test cases, KUnit
+# cases included; skipped: cases the kernel cannot run, e.g. fault
+# injection on Debian's kernel). Exit status non-zero on any failure. Logs: build/logs/.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
@@ -11,20 +12,23 @@ logs=$top/build/logs
 mkdir -p "$logs"
 total_pass=0
 total_fail=0
+total_skip=0
 start_all=$(date +%s)
 
 # stage NAME COMMAND...: run it, log it, count its cases.
 stage() {
-	local name=$1 log=$logs/$1.log t0 rc line p f
+	local name=$1 log=$logs/$1.log t0 rc line p f s
 	shift
 	t0=$(date +%s)
 	"$@" > "$log" 2>&1
 	rc=$?
-	line=$(grep -E '^RESULT [0-9]+ [0-9]+$|[0-9]+ passed, [0-9]+ failed' "$log" | tail -n1)
-	if [[ $line =~ ^RESULT\ ([0-9]+)\ ([0-9]+)$ ]] ||
+	line=$(grep -E '^RESULT [0-9]+ [0-9]+( [0-9]+)?$|[0-9]+ passed, [0-9]+ failed' "$log" | tail -n1)
+	s=0
+	if [[ $line =~ ^RESULT\ ([0-9]+)\ ([0-9]+)(\ ([0-9]+))?$ ]] ||
 	   [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
 		p=${BASH_REMATCH[1]}
 		f=${BASH_REMATCH[2]}
+		s=${BASH_REMATCH[4]:-0}
 	else
 		p=0
 		f=0
@@ -35,8 +39,9 @@ stage() {
 	fi
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
-	printf 'check: %-22s %4d passed, %d failed  (%ds)\n' "$name" "$p" "$f" \
-		$(($(date +%s) - t0))
+	total_skip=$((total_skip + s))
+	printf 'check: %-22s %4d passed, %d failed%s  (%ds)\n' "$name" "$p" "$f" \
+		"$([ "$s" = 0 ] || echo ", $s skipped")" $(($(date +%s) - t0))
 	if [ "$f" != 0 ]; then
 		grep -E '^not ok|^# |FAIL|error' "$log" | head -n 40 | sed 's/^/    /'
 		echo "    (full log: $log)"
@@ -66,5 +71,5 @@ stage integration-debug	tests/integration/run.sh debug
 stage integration-stock	tests/integration/run.sh stock
 
 echo "check: done in $(($(date +%s) - start_all))s; logs in $logs"
-echo "$total_pass passed, $total_fail failed"
+echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [ $total_fail = 0 ]

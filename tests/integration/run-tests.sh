@@ -24,8 +24,10 @@ report vm/dev_node_created $?
 for t in /usr/bin/twt-$pat; do
 	[ -x "$t" ] || continue
 	echo "# running $t"
+	t0=$(cut -d. -f1 /proc/uptime)
 	"$t" > /tmp/out.$$ 2>&1
 	rc=$?
+	echo "# $(basename "$t"): $(($(cut -d. -f1 /proc/uptime) - t0)) s" >> /tmp/out.$$
 	cat /tmp/out.$$
 	cat /tmp/out.$$ >> $res
 	# A program that died before reporting all its cases still fails.

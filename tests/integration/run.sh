@@ -4,7 +4,7 @@
 # Run the integration tests (tests/integration/*.c, built static into
 # build/vm-bin/) in a VM on the debug or the stock kernel.
 #   tests/integration/run.sh debug|stock [PATTERN]
-# Last line: "RESULT <passed> <failed>". A VM that fails closed (a kernel
+# Last line: "RESULT <passed> <failed> <skipped>". A VM that fails closed (a kernel
 # splat, a leak, a crash, a time-out) counts as one more failed case.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -20,9 +20,11 @@ VM_QUIET=${VM_QUIET:-1} VM_RESULTS=$res VM_LOG=$logs/integration-$kernel-console
 vmrc=$?
 
 [ -f "$res" ] && grep -E '^(not )?ok |^# ' "$res"
-passed=$(grep -c '^ok ' "$res" 2>/dev/null)
+passed=$(grep '^ok ' "$res" 2>/dev/null | grep -vc ' # SKIP')
+skipped=$(grep -c '^ok .* # SKIP' "$res" 2>/dev/null)
 failed=$(grep -c '^not ok ' "$res" 2>/dev/null)
 passed=${passed:-0}
+skipped=${skipped:-0}
 failed=${failed:-0}
 if [ $vmrc != 0 ] && [ "$failed" = 0 ]; then
 	echo "not ok vm/$kernel/clean_run (VM exit $vmrc; console: $logs/integration-$kernel-console.log)"
@@ -33,5 +35,5 @@ if [ "$passed" = 0 ] && [ "$failed" = 0 ]; then
 	echo "not ok vm/$kernel/no_tests_ran"
 	failed=1
 fi
-echo "RESULT $passed $failed"
+echo "RESULT $passed $failed $skipped"
 [ "$failed" = 0 ]

@@ -4,8 +4,9 @@
  *
  * Each test program lists its cases with TWT_MAIN(). Every case runs in
  * its own forked child (so a crash or a leaked fd stays in that case) under
- * an alarm, and prints one line: "ok <prog>/<case>" or
- * "not ok <prog>/<case>"; diagnostics are lines starting with "#".
+ * an alarm, and prints one line: "ok <prog>/<case>", "not ok <prog>/<case>"
+ * or "ok <prog>/<case> # SKIP" (twt_skip()); diagnostics are lines starting
+ * with "#".
  * The program exits with the number of failed cases (0: all passed).
  */
 #ifndef TWTEST_H
@@ -42,6 +43,17 @@ twt_fail(const char *file, int line, const char *fmt, ...)
 	fputc('\n', stdout);
 	fflush(stdout);
 	_exit(1);
+}
+
+/* A case that cannot run here exits with this after saying why. */
+#define TWT_SKIP_STATUS	77
+
+/* twt_skip(why): end the case as skipped (reported, not counted as run). */
+static inline void __attribute__((noreturn)) twt_skip(const char *why)
+{
+	fprintf(stdout, "# SKIP %s\n", why);
+	fflush(stdout);
+	_exit(TWT_SKIP_STATUS);
 }
 
 /* CHECK(cond): fail the case unless cond holds. */
@@ -109,6 +121,11 @@ static inline int twt_run(const char *prog, const struct twt_case *cases,
 			printf("ok %s/%s\n", prog, cases[i].name);
 			continue;
 		}
+		if (WIFEXITED(status) &&
+		    WEXITSTATUS(status) == TWT_SKIP_STATUS) {
+			printf("ok %s/%s # SKIP\n", prog, cases[i].name);
+			continue;
+		}
 		failed++;
 		if (WIFSIGNALED(status))
 			printf("# killed by signal %d%s\n", WTERMSIG(status),
@@ -123,6 +140,347 @@ int main(void)								\
 {									\
 	static const struct twt_case cases[] = { __VA_ARGS__ };		\
 	return twt_run(prog, cases, sizeof(cases) / sizeof(cases[0]));	\
+}
+
+/*
+ * Helpers for talking to /dev/twheel. All are static inline, so a program
+ * that does not use one gets no warning. The twt_* macros that can fail
+ * report the caller's file and line.
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <time.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <linux/twheel.h>
+
+#define TWT_DEV		"/dev/twheel"
+#define TWT_US		1000LL
+#define TWT_MS		1000000LL
+#define TWT_S		1000000000LL
+#define TWT_EV_SIZE	((ssize_t)sizeof(struct twheel_event))
+
+static inline clockid_t twt_clockid(unsigned int twclock)
+{
+	switch (twclock) {
+	case TWHEEL_CLOCK_BOOTTIME:
+		return CLOCK_BOOTTIME;
+	case TWHEEL_CLOCK_REALTIME:
+		return CLOCK_REALTIME;
+	default:
+		return CLOCK_MONOTONIC;
+	}
+}
+
+static inline const char *twt_clockname(unsigned int twclock)
+{
+	switch (twclock) {
+	case TWHEEL_CLOCK_MONOTONIC:
+		return "monotonic";
+	case TWHEEL_CLOCK_BOOTTIME:
+		return "boottime";
+	case TWHEEL_CLOCK_REALTIME:
+		return "realtime";
+	default:
+		return "?";
+	}
+}
+
+/* twt_now(clock): the time now on a twheel clock, in ns. */
+static inline int64_t twt_now(unsigned int twclock)
+{
+	struct timespec ts;
+
+	clock_gettime(twt_clockid(twclock), &ts);
+	return (int64_t)ts.tv_sec * TWT_S + ts.tv_nsec;
+}
+
+static inline int64_t twt_mono(void)
+{
+	return twt_now(TWHEEL_CLOCK_MONOTONIC);
+}
+
+/* twt_sleep_ns(ns): sleep at least ns, across signals. */
+static inline void twt_sleep_ns(int64_t ns)
+{
+	struct timespec ts;
+
+	if (ns <= 0)
+		return;
+	ts.tv_sec = ns / TWT_S;
+	ts.tv_nsec = ns % TWT_S;
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+#define twt_sleep_ms(ms)	twt_sleep_ns((int64_t)(ms) * TWT_MS)
+
+/* twt_open(flags): open /dev/twheel O_RDWR | flags, or fail the case. */
+#define twt_open(flags)		twt_open_at(__FILE__, __LINE__, (flags))
+static inline int twt_open_at(const char *file, int line, int flags)
+{
+	int fd = open(TWT_DEV, O_RDWR | flags);
+
+	if (fd < 0)
+		twt_fail(file, line, "open %s: %s", TWT_DEV, strerror(errno));
+	return fd;
+}
+
+/*
+ * twt_add_raw(): TWHEEL_IOC_ADD as is: returns ioctl()'s result (errno set)
+ * and, on success, the new id in *id (if id is not NULL).
+ */
+static inline int twt_add_raw(int fd, uint64_t cookie, int64_t expires_ns,
+			      uint32_t flags, uint32_t clock, uint64_t *id)
+{
+	struct twheel_add a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.cookie = cookie;
+	a.expires_ns = expires_ns;
+	a.flags = flags;
+	a.clock = clock;
+	ret = ioctl(fd, TWHEEL_IOC_ADD, &a);
+	if (ret == 0 && id)
+		*id = a.id;
+	return ret;
+}
+
+/* twt_add(): add a timer and return its id, or fail the case. */
+#define twt_add(fd, cookie, expires, flags, clock)			\
+	twt_add_at(__FILE__, __LINE__, (fd), (cookie), (expires), (flags), (clock))
+#define twt_add_rel(fd, cookie, ns)					\
+	twt_add((fd), (cookie), (ns), 0, TWHEEL_CLOCK_MONOTONIC)
+#define twt_add_abs(fd, cookie, ns, clock)				\
+	twt_add((fd), (cookie), (ns), TWHEEL_ADD_ABSTIME, (clock))
+static inline uint64_t twt_add_at(const char *file, int line, int fd,
+				  uint64_t cookie, int64_t expires_ns,
+				  uint32_t flags, uint32_t clock)
+{
+	uint64_t id = 0;
+
+	if (twt_add_raw(fd, cookie, expires_ns, flags, clock, &id) != 0)
+		twt_fail(file, line,
+			 "TWHEEL_IOC_ADD(cookie %" PRIu64 ", expires %" PRId64
+			 ", flags %#x, clock %u): %s", cookie, expires_ns,
+			 flags, clock, strerror(errno));
+	if (id == 0)
+		twt_fail(file, line, "TWHEEL_IOC_ADD returned id 0");
+	return id;
+}
+
+/* twt_cancel_raw(): TWHEEL_IOC_CANCEL as is; *result on success. */
+static inline int twt_cancel_raw(int fd, uint64_t id, uint32_t flags,
+				 uint32_t *result)
+{
+	struct twheel_cancel c;
+	int ret;
+
+	memset(&c, 0, sizeof(c));
+	c.id = id;
+	c.flags = flags;
+	ret = ioctl(fd, TWHEEL_IOC_CANCEL, &c);
+	if (ret == 0 && result)
+		*result = c.result;
+	return ret;
+}
+
+/* twt_cancel(fd, id): cancel, return the result, or fail the case. */
+#define twt_cancel(fd, id)	twt_cancel_at(__FILE__, __LINE__, (fd), (id))
+static inline uint32_t twt_cancel_at(const char *file, int line, int fd,
+				     uint64_t id)
+{
+	uint32_t result = 0;
+
+	if (twt_cancel_raw(fd, id, 0, &result) != 0)
+		twt_fail(file, line, "TWHEEL_IOC_CANCEL(%" PRIu64 "): %s", id,
+			 strerror(errno));
+	if (result != TWHEEL_CANCELLED_PENDING &&
+	    result != TWHEEL_CANCELLED_QUEUED)
+		twt_fail(file, line, "TWHEEL_IOC_CANCEL(%" PRIu64
+			 "): result %u", id, result);
+	return result;
+}
+
+/* twt_info(fd): struct twheel_info, or fail the case. */
+#define twt_info(fd)		twt_info_at(__FILE__, __LINE__, (fd))
+static inline struct twheel_info twt_info_at(const char *file, int line,
+					     int fd)
+{
+	struct twheel_info info;
+
+	memset(&info, 0xAA, sizeof(info));
+	if (ioctl(fd, TWHEEL_IOC_INFO, &info) != 0)
+		twt_fail(file, line, "TWHEEL_IOC_INFO: %s", strerror(errno));
+	return info;
+}
+
+#define twt_timers(fd)		(twt_info(fd).timers)
+#define twt_queued(fd)		(twt_info(fd).queued)
+
+/* twt_poll(fd, timeout_ms): the revents of one poll(2) (0: time-out). */
+static inline int twt_poll(int fd, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN | POLLRDNORM };
+	int n;
+
+	do {
+		n = poll(&p, 1, timeout_ms);
+	} while (n < 0 && errno == EINTR);
+	return n > 0 ? p.revents : n;
+}
+
+/*
+ * twt_read_n(fd, ev, n, timeout_ms): read exactly n records into ev[],
+ * waiting with poll(2) up to timeout_ms in all; works on blocking and
+ * non-blocking fds (it only reads when poll says readable). Fails the case
+ * on an error, a time-out, or a read that is not a multiple of a record.
+ */
+#define twt_read_n(fd, ev, n, timeout_ms)				\
+	twt_read_n_at(__FILE__, __LINE__, (fd), (ev), (n), (timeout_ms))
+static inline void twt_read_n_at(const char *file, int line, int fd,
+				 struct twheel_event *ev, size_t n,
+				 int64_t timeout_ms)
+{
+	int64_t end = twt_mono() + timeout_ms * TWT_MS;
+	size_t got = 0;
+
+	while (got < n) {
+		int64_t left = (end - twt_mono()) / TWT_MS;
+		ssize_t r;
+		int pr;
+
+		if (left < 0)
+			twt_fail(file, line, "read %zu of %zu records in %" PRId64
+				 " ms", got, n, timeout_ms);
+		pr = twt_poll(fd, left > 1000 ? 1000 : (int)left + 1);
+		if (pr < 0)
+			twt_fail(file, line, "poll: %s", strerror(errno));
+		if (!(pr & POLLIN))
+			continue;
+		r = read(fd, ev + got, (n - got) * sizeof(*ev));
+		if (r < 0 && errno == EAGAIN)
+			continue;
+		if (r <= 0 || r % TWT_EV_SIZE)
+			twt_fail(file, line, "read: %zd (%s)", r,
+				 r < 0 ? strerror(errno) : "short");
+		got += r / TWT_EV_SIZE;
+	}
+}
+
+/*
+ * twt_fdinfo(fd, key, &val): the value of "key:\tvalue" in
+ * /proc/self/fdinfo/<fd>. Returns 0, or -1 when there is no such line.
+ */
+static inline int twt_fdinfo(int fd, const char *key, long long *val)
+{
+	char path[64], line[256], k[128];
+	long long v;
+	FILE *f;
+	int ret = -1;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%127[^:]:\t%lld", k, &v) == 2 &&
+		    !strcmp(k, key)) {
+			*val = v;
+			ret = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+/*
+ * twt_guard_map(len): len bytes (rounded up to pages) of read-write memory
+ * followed by one PROT_NONE page. Returns the address of the guard page:
+ * (char *)ret - k is k bytes before it.
+ */
+#define twt_guard_map(len)	twt_guard_map_at(__FILE__, __LINE__, (len))
+static inline char *twt_guard_map_at(const char *file, int line, size_t len)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	size_t n = (len + pg - 1) / pg * pg;
+	char *p;
+
+	p = mmap(NULL, n + pg, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		twt_fail(file, line, "mmap: %s", strerror(errno));
+	if (mprotect(p + n, pg, PROT_NONE))
+		twt_fail(file, line, "mprotect: %s", strerror(errno));
+	return p + n;
+}
+
+/* twt_rand(&state): xorshift64*, deterministic per seed (never 0). */
+static inline uint64_t twt_rand(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+/* twt_sysfs_read(path): a sysfs integer, or -1. */
+static inline long long twt_sysfs_read(const char *path)
+{
+	long long v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/* twt_sysfs_write(path, str): 0, or -1 with errno. */
+static inline int twt_sysfs_write(const char *path, const char *str)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t len = (ssize_t)strlen(str), r;
+	int e;
+
+	if (fd < 0)
+		return -1;
+	r = write(fd, str, len);
+	e = errno;
+	close(fd);
+	errno = e;
+	return r == len ? 0 : -1;
+}
+
+static inline int twt_cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * twt_print_dist(label, v, n): sorts v and prints
+ * "# <label> n=.. p50=..ms p99=..ms max=..ms" (v in ns).
+ */
+static inline void twt_print_dist(const char *label, int64_t *v, size_t n)
+{
+	if (!n) {
+		printf("# %s n=0\n", label);
+		return;
+	}
+	qsort(v, n, sizeof(*v), twt_cmp_i64);
+	printf("# %s n=%zu min=%.3fms p50=%.3fms p99=%.3fms max=%.3fms\n",
+	       label, n, v[0] / 1e6, v[n / 2] / 1e6, v[(n * 99) / 100] / 1e6,
+	       v[n - 1] / 1e6);
 }
 
 #endif /* TWTEST_H */

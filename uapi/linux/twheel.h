@@ -9,11 +9,13 @@
  *
  * Extensibility: each ioctl's argument size is encoded in its command
  * number (_IOC_SIZE). The kernel accepts a smaller (older) struct down to
- * the first published size, zero-extending it, and a larger (newer) one
- * whose extra bytes are all zero (else E2BIG); it writes back only as many
- * bytes as the caller's struct has. Every field marked "in" is checked:
- * unknown flags or clocks are EINVAL. Fields marked "out" are ignored on
- * input and always written.
+ * the first published size, zero-extending it (smaller than that: EINVAL),
+ * and a larger (newer) one whose extra bytes are all zero (else E2BIG); it
+ * writes back as many bytes as the caller's struct has, zeroing any bytes
+ * it does not know. For an output-only struct (TWHEEL_IOC_INFO) the input
+ * bytes are not read at all. Every field marked "in" is checked: unknown
+ * flags or clocks are EINVAL. Fields marked "out" are ignored on input and
+ * always written.
  *
  * Errors common to all ioctls: ENOTTY for an unknown command, EFAULT for
  * an argument that cannot be read or written (nothing is changed then).
@@ -69,8 +71,9 @@ enum twheel_clock {
  * timer is added is queued before the ioctl returns.
  *
  * Errors: EINVAL as above; ENOSPC when the fd already holds its maximum of
- * timers (module parameter max_timers; queued records count until read);
- * ENOMEM. On any error no timer is created.
+ * timers (module parameter max_timers, as it was when the fd was opened;
+ * queued records count until read); ENOMEM. On any error no timer is
+ * created.
  */
 struct twheel_add {
 	__u64 cookie;
@@ -114,7 +117,9 @@ struct twheel_cancel {
  * @flags: 0 (reserved for future record kinds)
  *
  * read(2) returns as many whole records as fit in the buffer, in the
- * order they were queued (deadline order within a clock); it blocks for
+ * order they were queued: within a clock, deadline order at the resolution
+ * of a tick (timers whose deadlines fall in the same tick come out in the
+ * order they were added, like all timers of equal deadline); it blocks for
  * the first one unless the fd is O_NONBLOCK (EAGAIN). A buffer smaller
  * than one record is EINVAL. A signal while blocked gives EINTR, or
  * restarts the read under SA_RESTART. If copying a record out faults,

@@ -1,0 +1,709 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * expiry: one-shot timers on every clock, relative and absolute; the
+ * record's fields; deadlines already due; order of many timers (deadline
+ * order, ties in add order); huge deadlines that must never wrap.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+
+#include "twtest.h"
+
+/* Allowed lateness in a TCG VM: one tick plus generous latency. */
+#define MAX_LATE_NS	(2 * TWT_S)
+
+static int64_t ceil_ms(int64_t ns)
+{
+	return (ns + TWT_MS - 1) / TWT_MS * TWT_MS;
+}
+
+/* Check one record against what was added. */
+#define CHECK_RECORD(ev, id_, cookie_, clock_, deadline, now) do {	\
+	CHECK_EQ((ev).id, (id_));					\
+	CHECK_EQ((ev).cookie, (cookie_));				\
+	CHECK_EQ((ev).clock, (clock_));					\
+	CHECK_EQ((ev).count, 1);					\
+	CHECK_EQ((ev).flags, 0);					\
+	if ((ev).time_ns < (deadline))					\
+		twt_fail(__FILE__, __LINE__, "EARLY: time_ns %lld < deadline %lld by %lld ns", \
+			 (long long)(ev).time_ns, (long long)(deadline),	\
+			 (long long)((deadline) - (ev).time_ns));	\
+	CHECK((ev).time_ns <= (now));					\
+} while (0)
+
+/* ... and it was not more than MAX_LATE_NS late. */
+#define CHECK_LATE(ev, deadline)					\
+	CHECK((ev).time_ns - (deadline) <= MAX_LATE_NS)
+
+/* One timer, blocking read, every field of the record. */
+static void oneshot(unsigned int clock, int abs)
+{
+	int fd = twt_open(0);
+	uint64_t cookie = 0xC0FFEE0000000000ULL | clock | (abs << 8);
+	int64_t delay = 50 * TWT_MS, t0, deadline, t1;
+	struct twheel_event ev[2];
+	uint64_t id;
+
+	t0 = twt_now(clock);
+	if (abs) {
+		deadline = t0 + delay;
+		id = twt_add_abs(fd, cookie, deadline, clock);
+	} else {
+		/* Conservative: the true deadline is at or after this. */
+		deadline = t0 + delay;
+		id = twt_add(fd, cookie, delay, 0, clock);
+	}
+	CHECK_EQ(twt_timers(fd), 1);
+	CHECK_EQ(twt_queued(fd), 0);
+	/* A big buffer: still just the one record. */
+	CHECK_EQ(read(fd, ev, sizeof(ev)), sizeof(ev[0]));
+	t1 = twt_now(clock);
+	CHECK(t1 >= deadline);
+	CHECK_RECORD(ev[0], id, cookie, clock, deadline, t1);
+	CHECK_LATE(ev[0], deadline);
+	printf("# %s %s: late %.3f ms, read %.3f ms after the deadline\n",
+	       twt_clockname(clock), abs ? "absolute" : "relative",
+	       (ev[0].time_ns - deadline) / 1e6, (t1 - deadline) / 1e6);
+	CHECK_EQ(twt_timers(fd), 0);
+	CHECK_EQ(twt_queued(fd), 0);
+	CHECK_EQ(twt_poll(fd, 100), 0);
+	close(fd);
+}
+
+static void rel_monotonic(void) { oneshot(TWHEEL_CLOCK_MONOTONIC, 0); }
+static void rel_boottime(void)  { oneshot(TWHEEL_CLOCK_BOOTTIME, 0); }
+static void abs_monotonic(void) { oneshot(TWHEEL_CLOCK_MONOTONIC, 1); }
+static void abs_boottime(void)  { oneshot(TWHEEL_CLOCK_BOOTTIME, 1); }
+static void abs_realtime(void)  { oneshot(TWHEEL_CLOCK_REALTIME, 1); }
+
+/*
+ * A deadline already due is queued before the ioctl returns: a
+ * non-blocking read right after it succeeds, without any wait. time_ns is
+ * the moment of queueing, inside the ioctl.
+ */
+static void due_at_once(void)
+{
+	int fd = twt_open(O_NONBLOCK);
+	struct {
+		int64_t expires;
+		uint32_t flags, clock;
+	} cases[] = {
+		{ 0, 0, TWHEEL_CLOCK_MONOTONIC },
+		{ 0, 0, TWHEEL_CLOCK_BOOTTIME },
+		{ 0, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_MONOTONIC },
+		{ 0, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_BOOTTIME },
+		{ 0, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_REALTIME },
+		{ -1, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_MONOTONIC },
+		{ -1, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_REALTIME },
+		{ INT64_MIN, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_MONOTONIC },
+		{ INT64_MIN, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_BOOTTIME },
+		{ INT64_MIN, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_REALTIME },
+		{ 1, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_MONOTONIC },
+		/* Now minus one second, filled in below. */
+		{ -TWT_S, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_MONOTONIC },
+		{ -TWT_S, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_BOOTTIME },
+		{ -TWT_S, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_REALTIME },
+	};
+	unsigned int k;
+
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		unsigned int c = cases[k].clock;
+		int64_t exp = cases[k].expires, deadline, t0, t1;
+		struct twheel_event ev;
+		uint64_t id;
+
+		t0 = twt_now(c);
+		if (exp == -TWT_S)
+			exp += t0;
+		deadline = (cases[k].flags & TWHEEL_ADD_ABSTIME) ? exp : t0 + exp;
+		id = twt_add(fd, 77 + k, exp, cases[k].flags, c);
+		t1 = twt_now(c);
+		/* No poll, no sleep: it must be there already. */
+		CHECK_EQ(read(fd, &ev, sizeof(ev)), sizeof(ev));
+		CHECK_RECORD(ev, id, 77 + k, c, deadline, t1);
+		if (ev.time_ns < t0)
+			printf("# case %u: time_ns %.3f ms before the add began\n",
+			       k, (t0 - ev.time_ns) / 1e6);
+		/* Queued inside the ioctl (a tick of rounding allowed). */
+		CHECK(ev.time_ns >= t0 - (int64_t)TWHEEL_DEFAULT_TICK_NS);
+		CHECK_ERR(read(fd, &ev, sizeof(ev)), EAGAIN);
+	}
+	CHECK_EQ(twt_timers(fd), 0);
+	close(fd);
+}
+
+/* The same on a blocking fd, and visible to poll at once. */
+static void due_at_once_poll(void)
+{
+	int fd = twt_open(0);
+	struct twheel_event ev;
+	uint64_t id;
+
+	id = twt_add_rel(fd, 5, 0);
+	CHECK_EQ(twt_queued(fd), 1);
+	CHECK_EQ(twt_poll(fd, 0), POLLIN | POLLRDNORM);
+	CHECK_EQ(read(fd, &ev, sizeof(ev)), sizeof(ev));
+	CHECK_EQ(ev.id, id);
+	CHECK_EQ(twt_poll(fd, 0), 0);
+	close(fd);
+}
+
+/* Cookies come back bit for bit. */
+static void cookies(void)
+{
+	int fd = twt_open(O_NONBLOCK);
+	uint64_t c[] = { 0, 1, UINT64_MAX, 0x8000000000000000ULL,
+			 0xDEADBEEFCAFEF00DULL };
+	struct twheel_event ev[5];
+	uint64_t id[5];
+	unsigned int k;
+
+	for (k = 0; k < 5; k++)
+		id[k] = twt_add_rel(fd, c[k], 0);
+	CHECK_EQ(read(fd, ev, sizeof(ev)), sizeof(ev));
+	for (k = 0; k < 5; k++) {
+		CHECK_EQ(ev[k].id, id[k]);
+		CHECK(ev[k].cookie == c[k]);
+	}
+	close(fd);
+}
+
+static void shuffle(int *v, int n, uint64_t *seed)
+{
+	int i;
+
+	for (i = n - 1; i > 0; i--) {
+		int j = twt_rand(seed) % (i + 1), t = v[i];
+
+		v[i] = v[j];
+		v[j] = t;
+	}
+}
+
+/*
+ * 1000 absolute timers, shuffled, on whole milliseconds 1..300 after a
+ * base: they come out by deadline, ties in add order, none early.
+ */
+#define N_ORD	1000
+static void many_ordered(void)
+{
+	int fd = twt_open(0);
+	static int d[N_ORD];
+	static struct twheel_event ev[N_ORD];
+	static int64_t late[N_ORD];
+	uint64_t seed = 0x1234567;
+	int64_t base = 0, t_add = 0, margin;
+	int i, attempt;
+
+	for (attempt = 0; attempt < 3; attempt++) {
+		margin = (500 * TWT_MS) << attempt;
+		for (i = 0; i < N_ORD; i++)
+			d[i] = 1 + i % 300;
+		shuffle(d, N_ORD, &seed);
+		base = ceil_ms(twt_mono() + margin);
+		t_add = twt_mono();
+		for (i = 0; i < N_ORD; i++)
+			twt_add_abs(fd, i, base + d[i] * TWT_MS,
+				    TWHEEL_CLOCK_MONOTONIC);
+		t_add = twt_mono() - t_add;
+		printf("# %d adds took %.3f ms\n", N_ORD, t_add / 1e6);
+		if (twt_mono() < base)
+			break;
+		/* Too slow to be sure none was due on add: drop, retry. */
+		close(fd);
+		fd = twt_open(0);
+	}
+	CHECK(attempt < 3);
+	CHECK_EQ(twt_timers(fd), N_ORD);
+	twt_read_n(fd, ev, N_ORD, 30000);
+	for (i = 0; i < N_ORD; i++) {
+		int c = (int)ev[i].cookie;
+		int64_t dl;
+
+		CHECK(ev[i].cookie < N_ORD);
+		dl = base + d[c] * TWT_MS;
+		CHECK_EQ(ev[i].count, 1);
+		CHECK_EQ(ev[i].clock, TWHEEL_CLOCK_MONOTONIC);
+		if (ev[i].time_ns < dl)
+			twt_fail(__FILE__, __LINE__, "EARLY: cookie %d by %lld ns",
+				 c, (long long)(dl - ev[i].time_ns));
+		late[i] = ev[i].time_ns - dl;
+		if (i > 0) {
+			int p = (int)ev[i - 1].cookie;
+
+			if (d[p] > d[c] || (d[p] == d[c] && p > c))
+				twt_fail(__FILE__, __LINE__,
+					 "record %d: cookie %d (deadline +%d ms) after cookie %d (+%d ms)",
+					 i, c, d[c], p, d[p]);
+		}
+	}
+	twt_print_dist("lateness many_ordered", late, N_ORD);
+	CHECK_EQ(twt_timers(fd), 0);
+	close(fd);
+}
+
+/*
+ * 1000 relative timers, 1..300 ms, ns-granular. The true deadline of each
+ * lies in [before + d, after + d] around its ioctl; whenever one timer's
+ * earliest possible deadline is a whole tick after another's latest, it
+ * must come out after it. And none early.
+ */
+static void many_relative(void)
+{
+	int fd = twt_open(0);
+	static int64_t lo[N_ORD], hi[N_ORD], late[N_ORD];
+	static struct twheel_event ev[N_ORD];
+	uint64_t seed = 0xABCDEF;
+	int i, max_i = -1;
+
+	for (i = 0; i < N_ORD; i++) {
+		int64_t d = TWT_MS + (int64_t)(twt_rand(&seed) % (299 * TWT_MS));
+
+		lo[i] = twt_mono() + d;
+		twt_add_rel(fd, i, d);
+		hi[i] = twt_mono() + d;
+	}
+	twt_read_n(fd, ev, N_ORD, 30000);
+	for (i = 0; i < N_ORD; i++) {
+		int c = (int)ev[i].cookie;
+
+		CHECK(ev[i].cookie < N_ORD);
+		if (ev[i].time_ns < lo[c])
+			twt_fail(__FILE__, __LINE__, "EARLY: cookie %d by %lld ns",
+				 c, (long long)(lo[c] - ev[i].time_ns));
+		late[i] = ev[i].time_ns - hi[c];
+		/*
+		 * No record before this one may have had a deadline a whole
+		 * tick after this one's latest possible deadline.
+		 */
+		if (max_i >= 0 && hi[c] + (int64_t)TWHEEL_DEFAULT_TICK_NS <= lo[max_i])
+			twt_fail(__FILE__, __LINE__,
+				 "record %d: cookie %d due by %lld came after cookie %d due from %lld",
+				 i, c, (long long)hi[c], max_i, (long long)lo[max_i]);
+		if (max_i < 0 || lo[c] > lo[max_i])
+			max_i = c;
+	}
+	twt_print_dist("lateness many_relative (vs latest possible deadline)",
+		       late, N_ORD);
+	close(fd);
+}
+
+/* Equal deadlines come out in add order, also interleaved with others. */
+static void ties_add_order(void)
+{
+	int fd = twt_open(0);
+	static struct twheel_event ev[300];
+	int64_t d1 = twt_mono() + 300 * TWT_MS + 123, d2 = d1 + 7 * TWT_MS;
+	int i;
+
+	for (i = 0; i < 300; i++)
+		twt_add_abs(fd, i, (i % 3 == 2) ? d2 : d1, TWHEEL_CLOCK_MONOTONIC);
+	CHECK(twt_mono() < d1);
+	twt_read_n(fd, ev, 300, 10000);
+	for (i = 0; i < 300; i++) {
+		/* First the 200 on d1 in add order, then the 100 on d2. */
+		int want = i < 200 ? (i / 2) * 3 + (i % 2) : (i - 200) * 3 + 2;
+
+		CHECK_EQ(ev[i].cookie, want);
+		CHECK(ev[i].time_ns >= ((i < 200) ? d1 : d2));
+	}
+	close(fd);
+}
+
+/*
+ * Deadline order within one tick: the header promises deadline order; a
+ * wheel at tick resolution may only keep add order inside a tick.
+ */
+static void subtick_order(void)
+{
+	int fd = twt_open(0);
+	struct twheel_event ev[4];
+	int64_t base = ceil_ms(twt_mono() + 200 * TWT_MS);
+
+	/* Added latest-first, all inside the tick (base, base + 1 ms]. */
+	twt_add_abs(fd, 3, base + 900 * TWT_US, TWHEEL_CLOCK_MONOTONIC);
+	twt_add_abs(fd, 2, base + 600 * TWT_US, TWHEEL_CLOCK_MONOTONIC);
+	twt_add_abs(fd, 1, base + 300 * TWT_US, TWHEEL_CLOCK_MONOTONIC);
+	twt_add_abs(fd, 0, base + 1, TWHEEL_CLOCK_MONOTONIC);
+	CHECK(twt_mono() < base);
+	twt_read_n(fd, ev, 4, 10000);
+	printf("# order %llu %llu %llu %llu\n",
+	       (unsigned long long)ev[0].cookie, (unsigned long long)ev[1].cookie,
+	       (unsigned long long)ev[2].cookie, (unsigned long long)ev[3].cookie);
+	/*
+	 * The header promises deadline order at the resolution of a tick:
+	 * deadlines within one tick come out in add order, like ties.
+	 */
+	CHECK_EQ(ev[0].cookie, 3);
+	CHECK_EQ(ev[1].cookie, 2);
+	CHECK_EQ(ev[2].cookie, 1);
+	CHECK_EQ(ev[3].cookie, 0);
+	/* And none before its own deadline. */
+	CHECK(ev[0].time_ns >= base + 900 * TWT_US);
+	CHECK(ev[1].time_ns >= base + 600 * TWT_US);
+	CHECK(ev[2].time_ns >= base + 300 * TWT_US);
+	CHECK(ev[3].time_ns >= base + 1);
+	close(fd);
+}
+
+/*
+ * Deadlines around the wheel's level boundaries (64^k ticks), with odd
+ * nanoseconds: all on time, in order.
+ */
+static void level_boundaries(void)
+{
+	int fd = twt_open(0);
+	static const int64_t off[] = {
+		1, 2, 3, 62, 63, 64, 65, 66, 127, 128, 129, 191, 192, 255, 256,
+		257, 1000, 2047, 2048, 4094, 4095, 4096, 4097,
+	};
+	const int n = sizeof(off) / sizeof(off[0]);
+	int64_t dl[3 * sizeof(off) / sizeof(off[0])];
+	struct twheel_event ev[3 * sizeof(off) / sizeof(off[0])];
+	int64_t late[3 * sizeof(off) / sizeof(off[0])];
+	/* On a whole ms, so +-1 ns straddles a tick boundary. */
+	int64_t base = ceil_ms(twt_mono() + 100 * TWT_MS), maxdl = INT64_MIN;
+	int i, j;
+
+	/* Each offset three times: on the ms, 1 ns after, 1 ns before. */
+	for (i = n - 1; i >= 0; i--)
+		for (j = 0; j < 3; j++) {
+			int k = i * 3 + j;
+
+			dl[k] = base + off[i] * TWT_MS + (j == 1 ? 1 : j == 2 ? -1 : 0);
+			twt_add_abs(fd, k, dl[k], TWHEEL_CLOCK_MONOTONIC);
+		}
+	CHECK(twt_mono() < base);
+	twt_read_n(fd, ev, 3 * n, 20000);
+	for (i = 0; i < 3 * n; i++) {
+		int c = (int)ev[i].cookie;
+
+		CHECK(c >= 0 && c < 3 * n);
+		if (ev[i].time_ns < dl[c])
+			twt_fail(__FILE__, __LINE__, "EARLY: +%lld ms (%d) by %lld ns",
+				 (long long)off[c / 3], c % 3,
+				 (long long)(dl[c] - ev[i].time_ns));
+		late[i] = ev[i].time_ns - dl[c];
+		/*
+		 * In order, at tick resolution (subtick_order checks finer):
+		 * never one a whole tick later before this one.
+		 */
+		CHECK(maxdl < dl[c] + (int64_t)TWHEEL_DEFAULT_TICK_NS);
+		if (dl[c] > maxdl)
+			maxdl = dl[c];
+	}
+	twt_print_dist("lateness level_boundaries", late, 3 * n);
+	close(fd);
+}
+
+/* Timers on all three clocks at once: each record on its own clock. */
+static void three_clocks(void)
+{
+	int fd = twt_open(0);
+	struct twheel_event ev[6];
+	int64_t dl[6];
+	uint64_t id[6];
+	int i;
+
+	for (i = 0; i < 6; i++) {
+		unsigned int c = i % 3;
+
+		dl[i] = twt_now(c) + (50 + 20 * i) * TWT_MS;
+		id[i] = twt_add_abs(fd, i, dl[i], c);
+	}
+	twt_read_n(fd, ev, 6, 10000);
+	for (i = 0; i < 6; i++) {
+		int c = (int)ev[i].cookie;
+		int64_t now;
+
+		CHECK(c >= 0 && c < 6);
+		now = twt_now(c % 3);
+		CHECK_RECORD(ev[i], id[c], c, (unsigned int)(c % 3), dl[c], now);
+		CHECK_LATE(ev[i], dl[c]);
+	}
+	close(fd);
+}
+
+/*
+ * Huge deadlines: accepted, never wrap into the past. Relative INT64_MAX
+ * saturates; absolute INT64_MAX is just very far.
+ */
+static void saturation(void)
+{
+	int fd = twt_open(O_NONBLOCK);
+	struct {
+		int64_t expires;
+		uint32_t flags, clock;
+	} cases[] = {
+		{ INT64_MAX, 0, TWHEEL_CLOCK_MONOTONIC },
+		{ INT64_MAX, 0, TWHEEL_CLOCK_BOOTTIME },
+		{ INT64_MAX - 1, 0, TWHEEL_CLOCK_MONOTONIC },
+		{ INT64_MAX - 1000 * TWT_S, 0, TWHEEL_CLOCK_MONOTONIC },
+		{ INT64_MAX / 2 + 1, 0, TWHEEL_CLOCK_MONOTONIC },
+		{ 4000000000000000000LL, 0, TWHEEL_CLOCK_BOOTTIME },
+		{ INT64_MAX, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_MONOTONIC },
+		{ INT64_MAX, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_BOOTTIME },
+		{ INT64_MAX, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_REALTIME },
+		{ INT64_MAX - 1, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_REALTIME },
+		{ 1LL << 62, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_MONOTONIC },
+	};
+	const unsigned int n = sizeof(cases) / sizeof(cases[0]);
+	uint64_t id[sizeof(cases) / sizeof(cases[0])];
+	uint64_t near;
+	struct twheel_event ev;
+	long long v;
+	unsigned int k;
+
+	for (k = 0; k < n; k++)
+		id[k] = twt_add(fd, k, cases[k].expires, cases[k].flags,
+				cases[k].clock);
+	/* A near timer proves the wheel still runs with those in it. */
+	near = twt_add_rel(fd, 100, 30 * TWT_MS);
+	CHECK_EQ(twt_timers(fd), n + 1);
+	CHECK(twt_poll(fd, 5000) & POLLIN);
+	CHECK_EQ(read(fd, &ev, sizeof(ev)), sizeof(ev));
+	CHECK_EQ(ev.id, near);
+	/* Nothing else, for a while. */
+	CHECK_EQ(twt_poll(fd, 300), 0);
+	CHECK_ERR(read(fd, &ev, sizeof(ev)), EAGAIN);
+	CHECK_EQ(twt_timers(fd), n);
+	CHECK_EQ(twt_queued(fd), 0);
+	if (twt_fdinfo(fd, "next_expiry_monotonic_ns", &v) == 0)
+		printf("# next_expiry_monotonic_ns %lld\n", v);
+	CHECK_EQ(twt_fdinfo(fd, "next_expiry_monotonic_ns", &v), 0);
+	/* In the future, not wrapped into the past. */
+	CHECK(v > twt_mono() + 24 * 3600 * TWT_S);
+	for (k = 0; k < n; k++)
+		CHECK_EQ(twt_cancel(fd, id[k]), TWHEEL_CANCELLED_PENDING);
+	CHECK_EQ(twt_timers(fd), 0);
+	close(fd);
+}
+
+/*
+ * An earlier timer added after later ones fires on its own time (the
+ * wheel re-arms for it); cancelling the earliest does not delay the next.
+ */
+static void rearm_earlier(void)
+{
+	int fd = twt_open(0);
+	struct twheel_event ev;
+	uint64_t far, mid, a, b;
+	int64_t t0 = twt_mono();
+
+	far = twt_add_rel(fd, 1, 20 * TWT_S);
+	mid = twt_add_rel(fd, 2, 10 * TWT_S);
+	twt_add_rel(fd, 3, 100 * TWT_MS);
+	CHECK_EQ(read(fd, &ev, sizeof(ev)), sizeof(ev));
+	CHECK_EQ(ev.cookie, 3);
+	CHECK(twt_mono() - t0 >= 100 * TWT_MS);
+	CHECK(twt_mono() - t0 < 5 * TWT_S);
+
+	t0 = twt_mono();
+	a = twt_add_rel(fd, 4, 100 * TWT_MS);
+	b = twt_add_rel(fd, 5, 200 * TWT_MS);
+	CHECK_EQ(twt_cancel(fd, a), TWHEEL_CANCELLED_PENDING);
+	CHECK_EQ(read(fd, &ev, sizeof(ev)), sizeof(ev));
+	CHECK_EQ(ev.id, b);
+	CHECK(twt_mono() - t0 >= 200 * TWT_MS);
+	CHECK(twt_mono() - t0 < 5 * TWT_S);
+
+	/* Same on boottime, with monotonic ones pending. */
+	t0 = twt_mono();
+	twt_add(fd, 6, 100 * TWT_MS, 0, TWHEEL_CLOCK_BOOTTIME);
+	CHECK_EQ(read(fd, &ev, sizeof(ev)), sizeof(ev));
+	CHECK_EQ(ev.cookie, 6);
+	CHECK(twt_mono() - t0 < 5 * TWT_S);
+	CHECK_EQ(twt_cancel(fd, far), TWHEEL_CANCELLED_PENDING);
+	CHECK_EQ(twt_cancel(fd, mid), TWHEEL_CANCELLED_PENDING);
+	close(fd);
+}
+
+/*
+ * A timer added with a deadline already past is queued at once; an older
+ * timer whose deadline, a whole tick earlier, has also passed, but whose
+ * expiry the kernel has not processed yet, must still come out first:
+ * deadline order within a clock.
+ *
+ * The window (older timer expired, its expiry not yet processed) is the
+ * expiry work's latency. First it is forced: this thread and a spinner on
+ * the other CPU run SCHED_FIFO, so the (SCHED_OTHER) expiry work cannot
+ * run while the second timer is added, as on a busy machine. Then it is
+ * left to chance over many tries ("# window hit" counts the tries where
+ * the older timer was still unprocessed just before the second add).
+ */
+static atomic_int spin_stop;
+
+static void *rt_spin(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&spin_stop))
+		;
+	return NULL;
+}
+
+/* One try: 0 in order, 1 out of order. *hit: the window was open. */
+static int due_add_try(int fd, int *hit)
+{
+	struct twheel_event ev[2];
+	/* Just after a tick boundary, and the next one a whole tick later. */
+	int64_t dla = ceil_ms(twt_mono() + 2 * TWT_MS) + 1;
+	int64_t dlb = dla + TWT_MS;
+	uint64_t a, b;
+
+	a = twt_add_abs(fd, 1, dla, TWHEEL_CLOCK_MONOTONIC);
+	while (twt_mono() < dlb + 20 * TWT_US)
+		;
+	*hit = twt_queued(fd) == 0;
+	b = twt_add_abs(fd, 2, dlb, TWHEEL_CLOCK_MONOTONIC);
+	twt_read_n(fd, ev, 2, 5000);
+	return ev[0].id != a || ev[1].id != b;
+}
+
+static void due_add_keeps_order(void)
+{
+	int fd = twt_open(O_NONBLOCK);
+	struct sched_param rt = { .sched_priority = 10 }, normal = { 0 };
+	int i, hit, hits = 0, bad = 0, rt_bad = 0, rt_tries = 0;
+	cpu_set_t cpus;
+
+	/* Forced: both CPUs busy with SCHED_FIFO threads. */
+	for (i = 0; i < 5; i++) {
+		pthread_attr_t attr;
+		pthread_t t;
+
+		CPU_ZERO(&cpus);
+		CPU_SET(0, &cpus);
+		if (sched_setaffinity(0, sizeof(cpus), &cpus) ||
+		    sched_setscheduler(0, SCHED_FIFO, &rt)) {
+			printf("# cannot run SCHED_FIFO on CPU 0: %s\n", strerror(errno));
+			break;
+		}
+		atomic_store(&spin_stop, 0);
+		CPU_ZERO(&cpus);
+		CPU_SET(1, &cpus);
+		pthread_attr_init(&attr);
+		pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+		pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+		pthread_attr_setschedparam(&attr, &rt);
+		pthread_attr_setaffinity_np(&attr, sizeof(cpus), &cpus);
+		if (pthread_create(&t, &attr, rt_spin, NULL)) {
+			printf("# no SCHED_FIFO spinner on CPU 1\n");
+			sched_setscheduler(0, SCHED_OTHER, &normal);
+			break;
+		}
+		twt_sleep_ms(1);	/* let the spinner take CPU 1 */
+		rt_bad += due_add_try(fd, &hit);
+		rt_tries++;
+		atomic_store(&spin_stop, 1);
+		pthread_join(t, NULL);
+		pthread_attr_destroy(&attr);
+		CHECK_OK(sched_setscheduler(0, SCHED_OTHER, &normal));
+		hits += hit;
+	}
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	CPU_SET(1, &cpus);
+	sched_setaffinity(0, sizeof(cpus), &cpus);
+	printf("# with the expiry work held off: window hit %d of %d, out of order %d\n",
+	       hits, rt_tries, rt_bad);
+
+	/* Natural latency. */
+	hits = 0;
+	for (i = 0; i < 100; i++) {
+		int r = due_add_try(fd, &hit);
+
+		hits += hit;
+		bad += r;
+	}
+	printf("# by chance: window hit %d of %d tries, out of order %d\n",
+	       hits, i, bad);
+	CHECK_EQ(rt_bad, 0);
+	CHECK_EQ(bad, 0);
+	close(fd);
+}
+
+static void shift_realtime(int64_t delta)
+{
+	struct timespec ts;
+	int64_t ns = twt_now(TWHEEL_CLOCK_REALTIME) + delta;
+
+	ts.tv_sec = ns / TWT_S;
+	ts.tv_nsec = ns % TWT_S;
+	CHECK_OK(clock_settime(CLOCK_REALTIME, &ts));
+}
+
+/*
+ * A REALTIME timer follows changes of the wall clock: set forward past
+ * its deadline it fires at once; set back before it, it waits.
+ */
+static void realtime_clock_jumps(void)
+{
+	int fd = twt_open(O_NONBLOCK);
+	struct twheel_event ev;
+	int64_t dl, m0;
+	uint64_t id;
+
+	/* Forward: an hour away, then the wall clock jumps an hour on. */
+	dl = twt_now(TWHEEL_CLOCK_REALTIME) + 3600 * TWT_S;
+	id = twt_add_abs(fd, 1, dl, TWHEEL_CLOCK_REALTIME);
+	CHECK_EQ(twt_poll(fd, 100), 0);
+	m0 = twt_mono();
+	shift_realtime(3600 * TWT_S + 100 * TWT_MS);
+	CHECK(twt_poll(fd, 10000) & POLLIN);
+	printf("# fired %.3f ms after the jump forward\n", (twt_mono() - m0) / 1e6);
+	shift_realtime(-(3600 * TWT_S + 100 * TWT_MS));
+	CHECK(twt_mono() - m0 < 5 * TWT_S);
+	CHECK_EQ(read(fd, &ev, sizeof(ev)), sizeof(ev));
+	CHECK_EQ(ev.id, id);
+	CHECK(ev.time_ns >= dl);
+
+	/* Back: 300 ms away, the wall clock goes back an hour: no expiry. */
+	dl = twt_now(TWHEEL_CLOCK_REALTIME) + 300 * TWT_MS;
+	id = twt_add_abs(fd, 2, dl, TWHEEL_CLOCK_REALTIME);
+	shift_realtime(-3600 * TWT_S);
+	m0 = twt_mono();
+	if (twt_poll(fd, 800) != 0) {
+		shift_realtime(3600 * TWT_S);
+		CHECK_EQ(read(fd, &ev, sizeof(ev)), sizeof(ev));
+		twt_fail(__FILE__, __LINE__,
+			 "fired with the wall clock an hour before its deadline (time_ns %+.3f s from it)",
+			 (ev.time_ns - dl) / 1e9);
+	}
+	/* A new timer on the earlier wall clock still works meanwhile. */
+	twt_add_abs(fd, 3, twt_now(TWHEEL_CLOCK_REALTIME) + 50 * TWT_MS,
+		    TWHEEL_CLOCK_REALTIME);
+	CHECK(twt_poll(fd, 5000) & POLLIN);
+	CHECK_EQ(read(fd, &ev, sizeof(ev)), sizeof(ev));
+	CHECK_EQ(ev.cookie, 3);
+	/* Forward again by the hour: the first one is now past due. */
+	shift_realtime(3600 * TWT_S);
+	CHECK(twt_poll(fd, 10000) & POLLIN);
+	CHECK_EQ(read(fd, &ev, sizeof(ev)), sizeof(ev));
+	CHECK_EQ(ev.id, id);
+	CHECK(ev.time_ns >= dl);
+	CHECK(twt_mono() - m0 < 10 * TWT_S);
+	CHECK_EQ(twt_timers(fd), 0);
+	close(fd);
+}
+
+TWT_MAIN("expiry",
+	 TWT_CASE(rel_monotonic),
+	 TWT_CASE(rel_boottime),
+	 TWT_CASE(abs_monotonic),
+	 TWT_CASE(abs_boottime),
+	 TWT_CASE(abs_realtime),
+	 TWT_CASE(due_at_once),
+	 TWT_CASE(due_at_once_poll),
+	 TWT_CASE(cookies),
+	 TWT_CASE(many_ordered),
+	 TWT_CASE(many_relative),
+	 TWT_CASE(ties_add_order),
+	 TWT_CASE(subtick_order),
+	 TWT_CASE(level_boundaries),
+	 TWT_CASE(three_clocks),
+	 TWT_CASE(rearm_earlier),
+	 TWT_CASE(due_add_keeps_order),
+	 TWT_CASE(realtime_clock_jumps),
+	 TWT_CASE(saturation))
