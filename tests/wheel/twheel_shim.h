@@ -23,23 +23,14 @@ typedef uint8_t u8;
 #ifndef U64_MAX
 #define U64_MAX		(~0ULL)
 #endif
-#ifndef U32_MAX
-#define U32_MAX		UINT32_MAX
-#endif
 
 #define EXPORT_SYMBOL_IF_KUNIT(sym)
-#define EXPORT_SYMBOL(sym)
 
 #ifndef __maybe_unused
 #define __maybe_unused	__attribute__((__unused__))
 #endif
 #ifndef __printf
 #define __printf(a, b)	__attribute__((__format__(printf, a, b)))
-#endif
-
-#ifndef likely
-#define likely(x)	__builtin_expect(!!(x), 1)
-#define unlikely(x)	__builtin_expect(!!(x), 0)
 #endif
 
 #ifndef ARRAY_SIZE
@@ -88,11 +79,6 @@ static inline void shim_list_link(struct list_head *n, struct list_head *prev,
 	prev->next = n;
 }
 
-static inline void list_add(struct list_head *n, struct list_head *h)
-{
-	shim_list_link(n, h, h->next);
-}
-
 static inline void list_add_tail(struct list_head *n, struct list_head *h)
 {
 	shim_list_link(n, h->prev, h);
@@ -124,11 +110,6 @@ static inline void list_move_tail(struct list_head *n, struct list_head *h)
 	list_add_tail(n, h);
 }
 
-static inline bool list_is_singular(const struct list_head *h)
-{
-	return !list_empty(h) && h->next == h->prev;
-}
-
 /* Move every node of @from to the tail of @to; @from is left empty. */
 static inline void list_splice_tail_init(struct list_head *from,
 					 struct list_head *to)
@@ -143,23 +124,6 @@ static inline void list_splice_tail_init(struct list_head *from,
 	to->prev->next = first;
 	last->next = to;
 	to->prev = last;
-	INIT_LIST_HEAD(from);
-}
-
-/* Move every node of @from to the front of @to; @from is left empty. */
-static inline void list_splice_init(struct list_head *from,
-				    struct list_head *to)
-{
-	struct list_head *first, *last;
-
-	if (list_empty(from))
-		return;
-	first = from->next;
-	last = from->prev;
-	last->next = to->next;
-	to->next->prev = last;
-	first->prev = to;
-	to->next = first;
 	INIT_LIST_HEAD(from);
 }
 
