@@ -150,6 +150,15 @@ static void twheel_timer_expired(struct twheel_timer *t, s64 now_ns)
 	t->rec.time_ns = now_ns;
 }
 
+/* Caller holds the lock. Append @n records to the queue; wake at unlock. */
+static void twheel_ctx_queue(struct twheel_ctx *ctx, struct list_head *recs,
+			     u64 n)
+{
+	list_splice_tail(recs, &ctx->ready);
+	WRITE_ONCE(ctx->nr_queued, ctx->nr_queued + n);
+	ctx->need_wake = true;
+}
+
 /* Caller holds the lock. Queue a record for every timer due at @now_ns. */
 static void twheel_base_run(struct twheel_base *base, s64 now_ns)
 {
@@ -166,9 +175,7 @@ static void twheel_base_run(struct twheel_base *base, s64 now_ns)
 		/* entry.node and rec.link are one list_head: walk, then splice. */
 		list_for_each_entry(t, &expired, rec.link)
 			twheel_timer_expired(t, now_ns);
-		list_splice_tail(&expired, &ctx->ready);
-		WRITE_ONCE(ctx->nr_queued, ctx->nr_queued + n);
-		ctx->need_wake = true;
+		twheel_ctx_queue(ctx, &expired, n);
 	}
 	twheel_base_arm(base);
 }
@@ -362,11 +369,12 @@ int twheel_ctx_add(struct twheel_ctx *ctx, struct twheel_add *req)
 		 * but whose work has not run yet come first: queue them, then
 		 * this one behind them, bypassing the wheel.
 		 */
+		LIST_HEAD(one);
+
 		twheel_base_run(base, now_ns);
 		twheel_timer_expired(t, now_ns);
-		list_add_tail(&t->rec.link, &ctx->ready);
-		WRITE_ONCE(ctx->nr_queued, ctx->nr_queued + 1);
-		ctx->need_wake = true;
+		list_add_tail(&t->rec.link, &one);
+		twheel_ctx_queue(ctx, &one, 1);
 		return 0;
 	}
 	now = twheel_now_tick(now_ns, ctx->tick_ns);

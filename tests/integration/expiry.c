@@ -295,7 +295,8 @@ static void ties_add_order(void)
 {
 	int fd = twt_open(0);
 	static struct twheel_event ev[300];
-	int64_t d1 = twt_mono() + 300 * TWT_MS + 123, d2 = d1 + 7 * TWT_MS;
+	/* 1 s: 300 adds take up to ~150 ms on the debug kernel under TCG. */
+	int64_t d1 = twt_mono() + 1000 * TWT_MS + 123, d2 = d1 + 7 * TWT_MS;
 	int i;
 
 	for (i = 0; i < 300; i++)
@@ -364,7 +365,7 @@ static void level_boundaries(void)
 	struct twheel_event ev[3 * sizeof(off) / sizeof(off[0])];
 	int64_t late[3 * sizeof(off) / sizeof(off[0])];
 	/* On a whole ms, so +-1 ns straddles a tick boundary. */
-	int64_t base = ceil_ms(twt_mono() + 100 * TWT_MS), maxdl = INT64_MIN;
+	int64_t base = ceil_ms(twt_mono() + 400 * TWT_MS), maxdl = INT64_MIN;
 	int i, j;
 
 	/* Each offset three times: on the ms, 1 ns after, 1 ns before. */
