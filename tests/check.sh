@@ -57,6 +57,12 @@ if ! tests/deps.sh --check > /dev/null 2>&1; then
 	}
 fi
 
+# The test kernels first (built or fetched once, then cached), so that no
+# later stage's log holds the kernel's own build output.
+prepare_kernels() {
+	tests/vm/kernel.sh debug && tests/vm/kernel.sh stock
+}
+stage kernels		prepare_kernels
 stage checkpatch	tests/static.sh checkpatch
 stage sparse		tests/static.sh sparse
 stage w1-debug		tests/static.sh w1 debug
