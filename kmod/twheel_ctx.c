@@ -226,11 +226,10 @@ static struct twheel_base *twheel_ctx_base(struct twheel_ctx *ctx, u32 clock)
 		return NULL;
 	base->ctx = ctx;
 	base->clock = clock;
-	base->clockid = twheel_clockids[clock];
 	base->armed = TWHEEL_NEVER;
 	now = twheel_clock_now(clock);
 	twheel_wheel_init(&base->wheel, twheel_now_tick(now, ctx->tick_ns));
-	twheel_hrtimer_setup(&base->hrtimer, twheel_base_fired, base->clockid,
+	twheel_hrtimer_setup(&base->hrtimer, twheel_base_fired, twheel_clockids[clock],
 			     HRTIMER_MODE_ABS);
 	ctx->bases[clock] = base;
 	return base;

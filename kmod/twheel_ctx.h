@@ -35,11 +35,10 @@ struct twheel_ctx;
 /**
  * struct twheel_base - the timers of one context on one clock
  * @wheel: the timing wheel, in ticks of the context
- * @hrtimer: armed (absolute, on @clockid) for the wheel's next event
+ * @hrtimer: armed (absolute, on @clock's clock) for the wheel's next event
  * @ctx: the context
  * @armed: the tick @hrtimer is armed for, or TWHEEL_NEVER
  * @clock: the enum twheel_clock of this base
- * @clockid: the matching clockid_t
  */
 struct twheel_base {
 	struct twheel_wheel wheel;
@@ -47,7 +46,6 @@ struct twheel_base {
 	struct twheel_ctx *ctx;
 	u64 armed;
 	u32 clock;
-	clockid_t clockid;
 };
 
 /**

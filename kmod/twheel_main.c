@@ -12,7 +12,6 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
-#include <linux/slab.h>
 
 #include "twheel_dev.h"
 
