@@ -5,30 +5,43 @@
  * A context owns, per clock in use, a timing wheel and an hrtimer armed for
  * the wheel's next event; the ids of its timers; and the queue of expiry
  * records not yet read. It knows nothing of files or user memory: the
- * device (twheel_dev.c) copies in and out and calls these functions.
+ * device (twheel_dev.c) passes in the functions that copy results out.
+ *
+ * Delivery: an hrtimer callback only marks the context (ctx->fired) and
+ * wakes its waiters. The wheels are advanced by whoever next uses the
+ * context (read, poll, every ioctl, fdinfo), in that task, in chunks of at
+ * most TWHEEL_CHUNK entries per hold of ctx->lock.
  *
  * Locking: ctx->lock (a mutex) serialises everything but the hrtimer
- * callbacks, which only queue ctx->work, and twheel_ctx_readable(), which
- * reads one counter. Functions documented "caller holds the lock" expect
- * twheel_ctx_lock(); twheel_ctx_unlock() then wakes the readers if records
- * were queued meanwhile.
+ * callbacks, which take no lock of ours, and twheel_ctx_readable() and
+ * twheel_ctx_fired(), which read one word each. It is never held while
+ * waiting on user memory: the functions that copy out under it must not
+ * fault (the device copies with page faults disabled).
  */
 #ifndef _TWHEEL_CTX_H
 #define _TWHEEL_CTX_H
 
+#include <linux/atomic.h>
 #include <linux/hrtimer.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
 #include <linux/types.h>
 #include <linux/wait.h>
-#include <linux/workqueue.h>
-#include <linux/xarray.h>
 
 #include <linux/twheel.h>
 
+#include "twheel_ids.h"
 #include "twheel_wheel.h"
 
 #define TWHEEL_NR_CLOCKS	(TWHEEL_CLOCK_REALTIME + 1)
+
+/*
+ * The most work one hold of ctx->lock does: entries moved in a wheel (a
+ * cascade or a hand-back), entries re-added after the wall clock was set
+ * back, records copied out, or timers freed at close. Between two chunks
+ * the lock is released and the task may be rescheduled.
+ */
+#define TWHEEL_CHUNK		256
 
 struct twheel_ctx;
 
@@ -36,6 +49,8 @@ struct twheel_ctx;
  * struct twheel_base - the timers of one context on one clock
  * @wheel: the timing wheel, in ticks of the context
  * @hrtimer: armed (absolute, on @clock's clock) for the wheel's next event
+ * @rebase: entries taken out of @wheel when its clock went back, not yet
+ *          added again
  * @ctx: the context
  * @armed: the tick @hrtimer is armed for, or TWHEEL_NEVER
  * @clock: the enum twheel_clock of this base
@@ -43,6 +58,7 @@ struct twheel_ctx;
 struct twheel_base {
 	struct twheel_wheel wheel;
 	struct hrtimer hrtimer;
+	struct list_head rebase;
 	struct twheel_ctx *ctx;
 	u64 armed;
 	u32 clock;
@@ -50,34 +66,47 @@ struct twheel_base {
 
 /**
  * struct twheel_ctx - one timer set
- * @lock: serialises all but the hrtimer callbacks and twheel_ctx_readable()
+ * @lock: serialises all but the hrtimer callbacks and the lockless reads
  * @bases: per clock, allocated on first use
- * @timers: id -> struct twheel_timer, for every live timer
+ * @ids: id -> struct twheel_timer, for every live timer
  * @ready: expired timers whose records are unread, oldest first
- * @next_id: the id the next timer gets; ids are never reused
+ * @ns_offset: per clock, the opener's time namespace offset: the time the
+ *             user sees minus the kernel's
  * @nr_timers: live timers: pending plus queued
  * @nr_queued: records on @ready; read without the lock by poll
  * @max_timers: the most live timers allowed
  * @tick_ns: the resolution: one wheel tick in nanoseconds
  * @wqh: readers and pollers wait here
- * @work: advances the wheels when an hrtimer fired
- * @need_wake: records were queued under the lock; wake at unlock
- * @dying: set by twheel_ctx_destroy(); nothing re-arms after it
+ * @fire_seq: bumped by every hrtimer callback
+ * @done_seq: the @fire_seq value the last complete update started from;
+ *            while they differ the wheels may hold due timers ("fired")
+ * @need_wake: records were queued under the lock, with no hrtimer callback
+ *             having woken the waiters for them; wake at unlock
  */
 struct twheel_ctx {
 	struct mutex lock;	/* see the kernel-doc above */
 	struct twheel_base *bases[TWHEEL_NR_CLOCKS];
-	struct xarray timers;
+	struct twheel_ids ids;
 	struct list_head ready;
-	u64 next_id;
+	s64 ns_offset[TWHEEL_NR_CLOCKS];
 	u64 nr_timers;
 	u64 nr_queued;
 	u64 max_timers;
 	u64 tick_ns;
 	wait_queue_head_t wqh;
-	struct work_struct work;
+	atomic_t fire_seq;
+	int done_seq;
 	bool need_wake;
-	bool dying;
+};
+
+/**
+ * enum twheel_update - how far twheel_ctx_lock_update() brings the wheels
+ * @TWHEEL_UPDATE_ALL: every clock up to its present
+ * @TWHEEL_UPDATE_RECORD: until at least one record is queued, or all of it
+ */
+enum twheel_update {
+	TWHEEL_UPDATE_ALL,
+	TWHEEL_UPDATE_RECORD,
 };
 
 int twheel_ctx_cache_init(void);
@@ -86,25 +115,21 @@ void twheel_ctx_cache_exit(void);
 struct twheel_ctx *twheel_ctx_create(u64 max_timers, u64 tick_ns);
 void twheel_ctx_destroy(struct twheel_ctx *ctx);
 
-/**
- * twheel_ctx_lock() - take the context's lock
- * @ctx: the context
- */
-static inline void twheel_ctx_lock(struct twheel_ctx *ctx)
-{
-	mutex_lock(&ctx->lock);
-}
-
+void twheel_ctx_lock_update(struct twheel_ctx *ctx, enum twheel_update how);
 void twheel_ctx_unlock(struct twheel_ctx *ctx);
 
-int twheel_ctx_add(struct twheel_ctx *ctx, struct twheel_add *req);
-int twheel_ctx_cancel(struct twheel_ctx *ctx, u64 id, u32 *result,
-		      bool commit);
-bool twheel_ctx_peek(struct twheel_ctx *ctx, struct twheel_event *ev);
-void twheel_ctx_consume(struct twheel_ctx *ctx);
-void twheel_ctx_run(struct twheel_ctx *ctx);
+int twheel_ctx_add(struct twheel_ctx *ctx, struct twheel_add *req,
+		   int (*out)(void *arg), void *arg);
+int twheel_ctx_cancel(struct twheel_ctx *ctx, struct twheel_cancel *req,
+		      int (*out)(void *arg), void *arg);
+long twheel_ctx_read(struct twheel_ctx *ctx, u64 max,
+		     int (*emit)(void *arg, const struct twheel_event *ev),
+		     void *arg);
 void twheel_ctx_info(struct twheel_ctx *ctx, struct twheel_info *info);
 void twheel_ctx_show(struct twheel_ctx *ctx, struct seq_file *m);
+#if IS_ENABLED(CONFIG_KUNIT)
+void twheel_ctx_update_at(struct twheel_ctx *ctx, u32 clock, s64 now_ns);
+#endif
 
 /**
  * twheel_ctx_readable() - is at least one record queued?
@@ -117,6 +142,25 @@ void twheel_ctx_show(struct twheel_ctx *ctx, struct seq_file *m);
 static inline bool twheel_ctx_readable(struct twheel_ctx *ctx)
 {
 	return READ_ONCE(ctx->nr_queued) != 0;
+}
+
+/**
+ * twheel_ctx_fired() - may the wheels hold timers that are due?
+ * @ctx: the context
+ *
+ * Lockless. False means that no hrtimer fired since the wheels were last
+ * brought all the way up to date: nothing is due beyond the latency of
+ * the hrtimer, whose callback will wake the waiters. It stays true until
+ * an update has finished, records queued; so a waiter woken by a callback
+ * never misses records queued by another task's update (such updates do
+ * not wake anyone: the callback already did).
+ *
+ * Return: true when an update may queue records.
+ */
+static inline bool twheel_ctx_fired(struct twheel_ctx *ctx)
+{
+	/* Acquire: pairs with the release that marks an update done. */
+	return atomic_read(&ctx->fire_seq) != smp_load_acquire(&ctx->done_seq);
 }
 
 #endif /* _TWHEEL_CTX_H */

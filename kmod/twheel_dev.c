@@ -3,8 +3,10 @@
  * twheel_dev.c - the /dev/twheel file: one open file, one timer set.
  *
  * This layer owns the ABI: it copies arguments in and out of user memory
- * and maps them onto the timer set of twheel_ctx.c. Every copy to user
- * memory happens under the context's mutex at most, never a spinlock.
+ * and maps them onto the timer set of twheel_ctx.c. No copy waits on a
+ * page fault while the context's lock is held: results written under it
+ * are copied with page faults disabled, and on a fault the operation is
+ * undone, the page faulted in with no lock held, and the call retried.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -14,7 +16,9 @@
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/pagemap.h>
 #include <linux/poll.h>
+#include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/uaccess.h>
 
@@ -80,13 +84,57 @@ static int twheel_copy_in(void *karg, size_t ksize, const void __user *uarg,
 	return copy_struct_from_user(karg, ksize, uarg, usize);
 }
 
+/* Zero the bytes of a newer caller's struct that this module does not know. */
+static int twheel_clear_tail(void __user *uarg, size_t usize, size_t ksize)
+{
+	if (usize > ksize && clear_user(uarg + ksize, usize - ksize))
+		return -EFAULT;
+	return 0;
+}
+
 /* Write back as many bytes as the caller's struct has; zero any tail. */
 static int twheel_copy_out(void __user *uarg, size_t usize, const void *karg,
 			   size_t ksize)
 {
 	if (copy_to_user(uarg, karg, min(usize, ksize)))
 		return -EFAULT;
-	if (usize > ksize && clear_user(uarg + ksize, usize - ksize))
+	return twheel_clear_tail(uarg, usize, ksize);
+}
+
+/**
+ * struct twheel_out - a result to write back under the context's lock
+ * @uarg: the caller's struct
+ * @karg: ours
+ * @len: the bytes both have
+ */
+struct twheel_out {
+	void __user *uarg;
+	const void *karg;
+	size_t len;
+};
+
+/*
+ * Called under the context's lock: copy without waiting for a page fault
+ * (a fault on userfaultfd or FUSE memory may never resolve). On -EFAULT
+ * the operation is undone; the caller faults the page in with no lock
+ * held and tries again.
+ */
+static int twheel_out_nofault(void *arg)
+{
+	struct twheel_out *o = arg;
+
+	return copy_to_user_nofault(o->uarg, o->karg, o->len) ? -EFAULT : 0;
+}
+
+/*
+ * Make the result's bytes writable, holding no lock. Return: 0 to try
+ * again, or the error to give up with.
+ */
+static int twheel_fault_in(void __user *uarg, size_t len)
+{
+	if (fatal_signal_pending(current))
+		return -EINTR;
+	if (fault_in_writeable(uarg, len))
 		return -EFAULT;
 	return 0;
 }
@@ -95,31 +143,37 @@ static long twheel_ioctl_add(struct twheel_ctx *ctx, void __user *uarg,
 			     size_t usize)
 {
 	struct twheel_add req;
-	u32 unused;
+	struct twheel_out out = {
+		.uarg = uarg, .karg = &req, .len = min(usize, sizeof(req)),
+	};
 	int ret;
 
 	ret = twheel_copy_in(&req, sizeof(req), uarg, usize,
 			     TWHEEL_ADD_SIZE_VER0);
 	if (ret)
 		return ret;
-	twheel_ctx_lock(ctx);
-	ret = twheel_ctx_add(ctx, &req);
-	if (!ret && twheel_copy_out(uarg, usize, &req, sizeof(req))) {
-		/*
-		 * The caller cannot learn the id. Under the same lock nobody
-		 * saw the timer yet: take it back, as if never added.
-		 */
-		twheel_ctx_cancel(ctx, req.id, &unused, true);
-		ret = -EFAULT;
+	/* The tail was zero on input; write it back before any change. */
+	ret = twheel_clear_tail(uarg, usize, sizeof(req));
+	if (ret)
+		return ret;
+	for (;;) {
+		ret = twheel_ctx_add(ctx, &req, twheel_out_nofault, &out);
+		if (ret != -EFAULT)
+			return ret;
+		/* The add was taken back before anyone saw it. */
+		ret = twheel_fault_in(uarg, out.len);
+		if (ret)
+			return ret;
 	}
-	twheel_ctx_unlock(ctx);
-	return ret;
 }
 
 static long twheel_ioctl_cancel(struct twheel_ctx *ctx, void __user *uarg,
 				size_t usize)
 {
 	struct twheel_cancel req;
+	struct twheel_out out = {
+		.uarg = uarg, .karg = &req, .len = min(usize, sizeof(req)),
+	};
 	int ret;
 
 	ret = twheel_copy_in(&req, sizeof(req), uarg, usize,
@@ -128,16 +182,18 @@ static long twheel_ioctl_cancel(struct twheel_ctx *ctx, void __user *uarg,
 		return ret;
 	if (req.flags)
 		return -EINVAL;
-	twheel_ctx_lock(ctx);
-	/* Tell the outcome first, so a fault writing it changes nothing. */
-	ret = twheel_ctx_cancel(ctx, req.id, &req.result, false);
-	if (!ret) {
-		ret = twheel_copy_out(uarg, usize, &req, sizeof(req));
-		if (!ret)
-			twheel_ctx_cancel(ctx, req.id, &req.result, true);
+	ret = twheel_clear_tail(uarg, usize, sizeof(req));
+	if (ret)
+		return ret;
+	for (;;) {
+		/* The timer is cancelled only once its outcome is written. */
+		ret = twheel_ctx_cancel(ctx, &req, twheel_out_nofault, &out);
+		if (ret != -EFAULT)
+			return ret;
+		ret = twheel_fault_in(uarg, out.len);
+		if (ret)
+			return ret;
 	}
-	twheel_ctx_unlock(ctx);
-	return ret;
 }
 
 static long twheel_ioctl_info(struct twheel_ctx *ctx, void __user *uarg,
@@ -147,9 +203,7 @@ static long twheel_ioctl_info(struct twheel_ctx *ctx, void __user *uarg,
 
 	if (usize < TWHEEL_INFO_SIZE_VER0)
 		return -EINVAL;
-	twheel_ctx_lock(ctx);
 	twheel_ctx_info(ctx, &info);
-	twheel_ctx_unlock(ctx);
 	return twheel_copy_out(uarg, usize, &info, sizeof(info));
 }
 
@@ -185,37 +239,62 @@ static long twheel_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	}
 }
 
+/* Called under the context's lock: one record out, without faulting. */
+static int twheel_emit(void *arg, const struct twheel_event *ev)
+{
+	char __user **buf = arg;
+
+	if (copy_to_user_nofault(*buf, ev, sizeof(*ev)))
+		return -EFAULT;
+	*buf += sizeof(*ev);
+	return 0;
+}
+
 static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,
 			   loff_t *ppos)
 {
+	const size_t size = sizeof(struct twheel_event);
 	struct twheel_ctx *ctx = file->private_data;
-	struct twheel_event ev;
-	ssize_t done = 0;
+	u64 want = count / size, done = 0;
+	char __user *pos = buf;
+	long n;
 	int ret;
 
-	if (count < sizeof(ev))
+	if (!want)
 		return -EINVAL;
-	for (;;) {
-		twheel_ctx_lock(ctx);
-		while (count - done >= sizeof(ev) && twheel_ctx_peek(ctx, &ev)) {
-			/* A fault leaves this record and the rest queued. */
-			if (copy_to_user(buf + done, &ev, sizeof(ev))) {
-				twheel_ctx_unlock(ctx);
-				return done ? done : -EFAULT;
-			}
-			twheel_ctx_consume(ctx);
-			done += sizeof(ev);
+	while (done < want) {
+		n = twheel_ctx_read(ctx, want - done, twheel_emit, &pos);
+		if (n > 0) {
+			done += n;
+			if (fatal_signal_pending(current))
+				break;
+			cond_resched();
+			continue;
 		}
-		twheel_ctx_unlock(ctx);
+		if (n == -EFAULT) {
+			/*
+			 * The record stays queued. Fault its place in with no
+			 * lock held (this may wait long: userfaultfd, FUSE),
+			 * then try again.
+			 */
+			if (!fault_in_writeable(pos, size))
+				continue;
+			if (done)
+				break;
+			return signal_pending(current) ? -ERESTARTSYS : -EFAULT;
+		}
 		if (done)
-			return done;
+			break;
 		if (file->f_flags & O_NONBLOCK)
 			return -EAGAIN;
+		/* Woken by a record, or by an hrtimer: then advance (above). */
 		ret = wait_event_interruptible(ctx->wqh,
-					       twheel_ctx_readable(ctx));
+					       twheel_ctx_readable(ctx) ||
+					       twheel_ctx_fired(ctx));
 		if (ret)
 			return ret;
 	}
+	return done * size;
 }
 
 static __poll_t twheel_poll(struct file *file, poll_table *wait)
@@ -223,16 +302,21 @@ static __poll_t twheel_poll(struct file *file, poll_table *wait)
 	struct twheel_ctx *ctx = file->private_data;
 
 	poll_wait(file, &ctx->wqh, wait);
+	/*
+	 * Exact: readable only with a record queued. After an hrtimer fired,
+	 * advance the wheels (in this task) until a record is queued or
+	 * nothing more is due.
+	 */
+	if (!twheel_ctx_readable(ctx) && twheel_ctx_fired(ctx)) {
+		twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_RECORD);
+		twheel_ctx_unlock(ctx);
+	}
 	return twheel_ctx_readable(ctx) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
 static void twheel_show_fdinfo(struct seq_file *m, struct file *file)
 {
-	struct twheel_ctx *ctx = file->private_data;
-
-	twheel_ctx_lock(ctx);
-	twheel_ctx_show(ctx, m);
-	twheel_ctx_unlock(ctx);
+	twheel_ctx_show(file->private_data, m);
 }
 
 const struct file_operations twheel_fops = {

@@ -37,6 +37,28 @@
  * event tick is that of the lowest set bit of the lowest non-empty level,
  * no two occupied slots share an event tick, and the earliest deadline held
  * lives in exactly that slot.
+ *
+ * Bounded advance. An advance moves the clock to the earliest event tick t
+ * and takes that slot's list whole onto the cascade list (O(1)); it then
+ * moves the cascade list's entries one at a time: an entry whose deadline
+ * is t is handed back, any other is placed relative to the clock, t, into
+ * a lower level. It may stop between two entries when its budget runs
+ * out. Until the cascade list is empty:
+ *  - next() returns the clock (the advance must go on);
+ *  - an entry added with a deadline in the cascading slot's range (equal
+ *    to t at and above the slot's level) and after t joins the cascade
+ *    list's tail, so entries of one deadline keep their insertion order;
+ *    one added at or before t goes to the due list, which is handed back
+ *    after the cascade list: its effective deadline is t, and it came
+ *    after every entry of the slot;
+ *  - remove() of an entry still on the cascade list computes the slot the
+ *    entry would go to and clears that slot's bit if the slot is empty:
+ *    the bitmap stays exact, since the bit is cleared only for an empty
+ *    list.
+ * Every other entry is placed per the clock t, so the invariant holds for
+ * them. When the advance starts a slot, every lower level is empty and the
+ * due list is empty (it is handed back first), which is what makes the
+ * order above the deadline order.
  */
 #ifdef __KERNEL__
 #include <linux/bitops.h>
@@ -86,6 +108,13 @@ static inline void twheel_place(struct twheel_wheel *w, struct twheel_entry *e)
 	w->pending[lvl] |= (u64)1 << slot;
 }
 
+/* Does @expires belong to the slot being cascaded (see the file comment)? */
+static inline bool twheel_in_cascade(const struct twheel_wheel *w, u64 expires)
+{
+	return !list_empty(&w->cascade) && expires > w->clk &&
+	       (expires >> w->casc_shift) == (w->clk >> w->casc_shift);
+}
+
 /* Lowest non-empty level, or TWHEEL_LEVELS if every slot is empty. */
 static inline unsigned int twheel_first_level(const struct twheel_wheel *w)
 {
@@ -95,18 +124,6 @@ static inline unsigned int twheel_first_level(const struct twheel_wheel *w)
 		if (w->pending[lvl])
 			break;
 	return lvl;
-}
-
-/* Append all of @from to the tail of @to; return how many were moved. */
-static u64 twheel_splice_count(struct list_head *from, struct list_head *to)
-{
-	struct list_head *pos;
-	u64 n = 0;
-
-	list_for_each(pos, from)
-		n++;
-	list_splice_tail_init(from, to);
-	return n;
 }
 
 /**
@@ -123,6 +140,8 @@ void twheel_wheel_init(struct twheel_wheel *w, u64 now)
 	w->clk = now;
 	w->count = 0;
 	INIT_LIST_HEAD(&w->due);
+	INIT_LIST_HEAD(&w->cascade);
+	w->casc_shift = 0;
 	for (lvl = 0; lvl < TWHEEL_LEVELS; lvl++) {
 		w->pending[lvl] = 0;
 		for (slot = 0; slot < TWHEEL_SLOTS; slot++)
@@ -137,26 +156,28 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_init);
  * @e: the caller's entry; must not be held by any wheel
  * @expires: the deadline, in ticks; every u64 value is held exactly
  *
- * O(1). An entry whose deadline is after the wheel's clock goes to its
- * slot; it is handed back by the first twheel_wheel_advance() whose @now
- * is >= @expires, and never by an earlier one. An entry whose deadline is
- * at or before the clock (in the past, or equal to it) is "due": the next
- * advance hands it back, whatever its @now (even @now equal to or below
- * the clock), ahead of everything else that advance hands back; due
- * entries keep their insertion order. In other words its effective
- * deadline is the clock at which it was added.
+ * O(1). An entry whose deadline is after the wheel's clock is handed back
+ * by the first advance that reaches @expires, and never by an earlier
+ * one. An entry whose deadline is at or before the clock (in the past, or
+ * equal to it) is "due": the next advance hands it back, whatever its @now
+ * (even @now equal to or below the clock), ahead of every entry with a
+ * later deadline; due entries keep their insertion order. In other words
+ * its effective deadline is the clock at which it was added.
  *
- * Entries sharing a deadline are handed back in the order they were added.
- * An entry re-added after twheel_wheel_remove() or after being handed back
- * behaves exactly as a new one (it goes behind earlier entries of the same
- * deadline).
+ * Entries sharing a deadline are handed back in the order they were added,
+ * also when added while an advance is unfinished. An entry re-added after
+ * twheel_wheel_remove() or after being handed back behaves exactly as a
+ * new one (it goes behind earlier entries of the same deadline).
  */
 void twheel_wheel_add(struct twheel_wheel *w, struct twheel_entry *e,
 		      u64 expires)
 {
 	e->expires = expires;
 	w->count++;
-	twheel_place(w, e);
+	if (twheel_in_cascade(w, expires))
+		list_add_tail(&e->node, &w->cascade);
+	else
+		twheel_place(w, e);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_add);
 
@@ -179,7 +200,11 @@ void twheel_wheel_remove(struct twheel_wheel *w, struct twheel_entry *e)
 	list_del_init(&e->node);
 	w->count--;
 	if (e->expires <= w->clk)
-		return;		/* it was on the due list */
+		return;		/* due, or cascading with the clock's deadline */
+	/*
+	 * In a slot, or still on the cascade list: then this is the slot it
+	 * would go to, and clearing the bit of an empty slot is right too.
+	 */
 	lvl = twheel_level(e->expires, w->clk);
 	slot = twheel_slot(e->expires, lvl);
 	if (list_empty(&w->slots[lvl][slot]))
@@ -194,22 +219,23 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_remove);
  * O(TWHEEL_LEVELS), from the bitmaps alone: no slot is scanned and no tick
  * is stepped.
  *
- * Return: the clock if entries are due; otherwise the event tick of the
- * earliest non-empty slot, that is the tick at which the clock reaches it;
- * TWHEEL_NEVER if the wheel is empty. The result is a lower bound of the
- * earliest deadline held, never after it: it is exact when that slot is at
- * level 0; for a slot of level L >= 1 it is the earliest deadline with its
- * 6 * L low bits cleared, the tick at which the slot must be cascaded into
- * finer levels. Advancing to it may then hand nothing back; calling this
- * again after that advance gives a later, finer bound. Since U64_MAX is
- * also a valid tick (a deadline of U64_MAX at level 0, or due entries with
- * the clock at U64_MAX), use twheel_wheel_empty() to tell "never" apart.
+ * Return: the clock if entries are due or an advance is unfinished;
+ * otherwise the event tick of the earliest non-empty slot, that is the
+ * tick at which the clock reaches it; TWHEEL_NEVER if the wheel is empty.
+ * The result is a lower bound of the earliest deadline held, never after
+ * it: it is exact when that slot is at level 0; for a slot of level L >= 1
+ * it is the earliest deadline with its 6 * L low bits cleared, the tick at
+ * which the slot must be cascaded into finer levels. Advancing to it may
+ * then hand nothing back; calling this again after that advance gives a
+ * later, finer bound. Since U64_MAX is also a valid tick (a deadline of
+ * U64_MAX at level 0, or due entries with the clock at U64_MAX), use
+ * twheel_wheel_empty() to tell "never" apart.
  */
 u64 twheel_wheel_next(const struct twheel_wheel *w)
 {
 	unsigned int lvl;
 
-	if (!list_empty(&w->due))
+	if (!list_empty(&w->due) || !list_empty(&w->cascade))
 		return w->clk;
 	/* The lowest non-empty level holds the earliest event (see above). */
 	lvl = twheel_first_level(w);
@@ -220,41 +246,123 @@ u64 twheel_wheel_next(const struct twheel_wheel *w)
 EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_next);
 
 /**
- * twheel_wheel_advance() - move the clock to @now and hand back what expired
+ * twheel_wheel_behind() - would an advance to @now move or hand back entries?
+ * @w: the wheel
+ * @now: the current tick
+ *
+ * O(TWHEEL_LEVELS). After twheel_wheel_advance_some(@w, @now, ...) this
+ * tells whether it stopped for its budget (true) or finished (false); a
+ * finished advance has moved the clock to at least @now.
+ *
+ * Return: true when entries are due (whatever @now), an advance is
+ * unfinished, or the earliest slot's event tick is at or before @now.
+ */
+bool twheel_wheel_behind(const struct twheel_wheel *w, u64 now)
+{
+	/* Due entries go back whatever @now, even one below the clock. */
+	if (!list_empty(&w->due) || !list_empty(&w->cascade))
+		return true;
+	return !twheel_wheel_empty(w) && twheel_wheel_next(w) <= now;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_behind);
+
+/**
+ * twheel_wheel_holds() - might the wheel hold an entry of deadline @expires?
+ * @w: the wheel
+ * @expires: a deadline, in ticks
+ *
+ * O(1): a caller that wants to hand an entry back at once, bypassing the
+ * wheel, asks whether an entry of the same deadline is still waiting (and
+ * must come first).
+ *
+ * Return: false when no entry with deadline @expires is held; true when
+ * one may be (another deadline sharing its slot, or an unfinished
+ * advance, also answers true).
+ */
+bool twheel_wheel_holds(const struct twheel_wheel *w, u64 expires)
+{
+	unsigned int lvl;
+
+	if (!list_empty(&w->cascade))
+		return true;
+	if (expires <= w->clk)
+		return !list_empty(&w->due);
+	lvl = twheel_level(expires, w->clk);
+	return (w->pending[lvl] >> twheel_slot(expires, lvl)) & 1;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_holds);
+
+/**
+ * twheel_wheel_advance_some() - move the clock towards @now, handing back
+ *                               what expired, within a budget
  * @w: the wheel
  * @now: the current tick
  * @expired: the caller's list; entries handed back are appended to its tail
+ * @budget: the most entries to move (hand back, or cascade to a lower
+ *          level); decremented by the number moved
  *
- * Hands back, appended to @expired, first every due entry (in insertion
- * order), then every entry whose deadline is <= @now, in deadline order and
- * entries of one deadline in insertion order. Nothing whose deadline is
- * after max(@now, clock) is handed back, so no entry ever comes back before
- * the wheel's clock has reached its deadline; an entry armed in a slot
- * comes back in the first advance with @now >= its deadline. The handed
- * back entries belong to the caller from then on.
+ * Hands back, appended to @expired, every entry whose effective deadline
+ * is <= @now: in deadline order, entries of one deadline in insertion
+ * order, due entries (see twheel_wheel_add()) at the place of their
+ * effective deadline. Nothing whose deadline is after max(@now, clock) is
+ * handed back, so no entry ever comes back before the wheel's clock has
+ * reached its deadline; an entry armed in a slot comes back in the first
+ * advance with @now >= its deadline. The handed back entries belong to the
+ * caller from then on.
  *
- * The clock then becomes max(clock, @now): it never goes back, and an
- * advance with @now below the clock only hands back the due entries.
+ * It stops when *@budget reaches 0, possibly in the middle of a slot;
+ * twheel_wheel_behind() then says so, and the next call (with this or a
+ * later @now) goes on exactly where this one stopped. Entries handed back
+ * over several calls come in the same order as from one call. An advance
+ * that finishes sets the clock to max(clock, @now): it never goes back,
+ * and an advance with @now below the clock only hands back the due
+ * entries (and finishes an unfinished advance).
  *
- * Cost: proportional to the non-empty slots the clock passes over and the
- * entries they hold, plus O(TWHEEL_LEVELS) per such slot to find it; never
- * to the number of ticks elapsed. A jump of 10^12 ticks over an empty wheel
- * costs O(TWHEEL_LEVELS). An entry is cascaded at most TWHEEL_LEVELS - 1
- * times over its life.
+ * Cost: at most *@budget entry moves, plus O(TWHEEL_LEVELS) per slot
+ * started; never proportional to the number of ticks elapsed. A jump of
+ * 10^12 ticks over an empty wheel costs O(TWHEEL_LEVELS). An entry is
+ * cascaded at most TWHEEL_LEVELS - 1 times over its life.
  *
  * Return: the number of entries appended to @expired.
  */
-u64 twheel_wheel_advance(struct twheel_wheel *w, u64 now,
-			 struct list_head *expired)
+u64 twheel_wheel_advance_some(struct twheel_wheel *w, u64 now,
+			      struct list_head *expired, u64 *budget)
 {
-	struct twheel_entry *e, *tmp;
-	struct list_head *head;
+	struct twheel_entry *e;
 	unsigned int lvl, slot;
-	u64 handed, t;
-
-	handed = twheel_splice_count(&w->due, expired);
+	u64 handed = 0, t;
 
 	for (;;) {
+		if (!list_empty(&w->cascade)) {
+			/*
+			 * The slot being cascaded. Its deadlines agree with
+			 * the clock down to its level, so each either equals
+			 * the clock (hand back) or lands in a lower level,
+			 * in list order: equal deadlines keep their order.
+			 */
+			if (!*budget)
+				break;
+			(*budget)--;
+			e = list_first_entry(&w->cascade, struct twheel_entry,
+					     node);
+			list_del(&e->node);
+			if (e->expires == w->clk) {
+				list_add_tail(&e->node, expired);
+				handed++;
+			} else {
+				twheel_place(w, e);
+			}
+			continue;
+		}
+		if (!list_empty(&w->due)) {
+			if (!*budget)
+				break;
+			(*budget)--;
+			list_move_tail(w->due.next, expired);
+			handed++;
+			continue;
+		}
+
 		/*
 		 * The earliest event: lowest set bit of the lowest non-empty
 		 * level. It is the only slot whose event tick is t (see the
@@ -262,10 +370,12 @@ u64 twheel_wheel_advance(struct twheel_wheel *w, u64 now,
 		 */
 		lvl = twheel_first_level(w);
 		if (lvl == TWHEEL_LEVELS)
-			break;
+			goto finished;
 		slot = __ffs64(w->pending[lvl]);
 		t = twheel_event(w->clk, lvl, slot);
 		if (t > now)
+			goto finished;
+		if (!*budget)
 			break;
 
 		/*
@@ -274,45 +384,68 @@ u64 twheel_wheel_advance(struct twheel_wheel *w, u64 now,
 		 * clk < t < E with clk and E agreeing above that slot's level
 		 * L puts t's digits above L equal to theirs and t's digit at
 		 * L below the slot's, so the entry's level and slot relative
-		 * to t are unchanged.
+		 * to t are unchanged. The slot's own entries go onto the
+		 * cascade list, whole.
 		 */
 		w->clk = t;
 		w->pending[lvl] &= ~((u64)1 << slot);
-		head = &w->slots[lvl][slot];
-
-		if (lvl == 0) {
-			/* A level-0 slot holds exactly one deadline: t. */
-			handed += twheel_splice_count(head, expired);
-			continue;
-		}
-
-		/*
-		 * Cascade. The slot's deadlines agree with t down to digit
-		 * lvl, so each either equals t (hand back) or lands in a
-		 * lower, hitherto empty, level. List order is kept, so equal
-		 * deadlines stay in insertion order.
-		 */
-		list_for_each_entry_safe(e, tmp, head, node) {
-			list_del(&e->node);
-			if (e->expires == t) {
-				list_add_tail(&e->node, expired);
-				handed++;
-			} else {
-				twheel_place(w, e);
-			}
-		}
+		list_splice_tail_init(&w->slots[lvl][slot], &w->cascade);
+		w->casc_shift = lvl * TWHEEL_LVL_BITS;
 	}
+	w->count -= handed;
+	return handed;
 
+finished:
 	/*
 	 * Nothing left in a slot is due by @now: the earliest event tick E is
 	 * after @now. Moving the clock from clk up to @now therefore keeps
 	 * every entry placed right, by the argument above with @now in the
-	 * place of t: clk <= now < E. And the due list is empty, so no entry
-	 * with a deadline <= the new clock is left behind in a slot.
+	 * place of t: clk <= now < E. And the due and cascade lists are
+	 * empty, so no entry with a deadline <= the new clock is left behind.
 	 */
 	if (now > w->clk)
 		w->clk = now;
 	w->count -= handed;
 	return handed;
 }
-EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_advance);
+EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_advance_some);
+
+/**
+ * twheel_wheel_take_all() - empty the wheel into a list and restart it
+ * @w: the wheel
+ * @now: the new clock, which may be earlier than the old one
+ * @all: the caller's list; every held entry is appended to its tail
+ *
+ * For a clock that went back: the caller re-adds the entries, in the order
+ * of @all, to the restarted wheel (at its own pace). @all is not in
+ * deadline order, but entries sharing a deadline are in their insertion
+ * order, so re-adding keeps ties in order. O(TWHEEL_LEVELS + occupied
+ * slots): no entry is visited.
+ *
+ * Return: the number of entries appended to @all.
+ */
+u64 twheel_wheel_take_all(struct twheel_wheel *w, u64 now,
+			  struct list_head *all)
+{
+	unsigned int lvl, slot;
+	u64 n = w->count, bits;
+
+	/*
+	 * Slots first: a deadline split between a lower slot and the cascade
+	 * list has its older entries in the slot. Then the cascade list, whose
+	 * entries of the clock's deadline precede the due ones of it.
+	 */
+	for (lvl = 0; lvl < TWHEEL_LEVELS; lvl++) {
+		for (bits = w->pending[lvl]; bits; bits &= bits - 1) {
+			slot = __ffs64(bits);
+			list_splice_tail_init(&w->slots[lvl][slot], all);
+		}
+		w->pending[lvl] = 0;
+	}
+	list_splice_tail_init(&w->cascade, all);
+	list_splice_tail_init(&w->due, all);
+	w->count = 0;
+	w->clk = now;
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_take_all);

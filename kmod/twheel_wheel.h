@@ -18,6 +18,11 @@
  * current clock. All entries sharing a deadline therefore share one slot,
  * in insertion order, and every occupied slot lies strictly in the future
  * of the clock at its level (so the bitmaps never wrap).
+ *
+ * Bounded work: twheel_wheel_advance_some() does at most a given number of
+ * entry moves and may stop in the middle of a slot; the wheel then holds
+ * that slot's remaining entries on its cascade list and stays correct for
+ * every other call, so a caller can drop its lock between two chunks.
  */
 #ifndef _TWHEEL_WHEEL_H
 #define _TWHEEL_WHEEL_H
@@ -61,10 +66,15 @@ struct twheel_entry {
 
 /**
  * struct twheel_wheel - a hierarchical timing wheel
- * @clk: the wheel's current tick; only moves forward, by twheel_wheel_advance()
- * @count: number of entries held (in slots or due)
+ * @clk: the wheel's current tick; only moves forward, by an advance
+ * @count: number of entries held (in slots, due or cascading)
  * @due: entries added with a deadline at or before @clk, in insertion
- *       order; handed back first by the next advance
+ *       order; handed back by the next advance
+ * @cascade: while an advance is unfinished: the entries of the slot being
+ *           cascaded (its event tick is @clk) not yet moved, in order
+ * @casc_shift: while @cascade is not empty: 6 * that slot's level; an
+ *              entry belongs to it iff (expires >> @casc_shift) equals
+ *              (@clk >> @casc_shift)
  * @pending: per level, bit s set iff slot s of that level is non-empty
  * @slots: the slot lists, TWHEEL_LEVELS x TWHEEL_SLOTS
  */
@@ -72,6 +82,8 @@ struct twheel_wheel {
 	u64 clk;
 	u64 count;
 	struct list_head due;
+	struct list_head cascade;
+	unsigned int casc_shift;
 	u64 pending[TWHEEL_LEVELS];
 	struct list_head slots[TWHEEL_LEVELS][TWHEEL_SLOTS];
 };
@@ -80,9 +92,32 @@ void twheel_wheel_init(struct twheel_wheel *w, u64 now);
 void twheel_wheel_add(struct twheel_wheel *w, struct twheel_entry *e,
 		      u64 expires);
 void twheel_wheel_remove(struct twheel_wheel *w, struct twheel_entry *e);
-u64 twheel_wheel_advance(struct twheel_wheel *w, u64 now,
-			 struct list_head *expired);
+u64 twheel_wheel_advance_some(struct twheel_wheel *w, u64 now,
+			      struct list_head *expired, u64 *budget);
+bool twheel_wheel_behind(const struct twheel_wheel *w, u64 now);
 u64 twheel_wheel_next(const struct twheel_wheel *w);
+bool twheel_wheel_holds(const struct twheel_wheel *w, u64 expires);
+u64 twheel_wheel_take_all(struct twheel_wheel *w, u64 now,
+			  struct list_head *all);
+
+/**
+ * twheel_wheel_advance() - advance all the way to @now
+ * @w: the wheel
+ * @now: the current tick
+ * @expired: the caller's list; entries handed back are appended to it
+ *
+ * twheel_wheel_advance_some() without a bound: afterwards the wheel is
+ * not behind @now. Its cost follows the entries handed back and moved.
+ *
+ * Return: the number of entries appended to @expired.
+ */
+static inline u64 twheel_wheel_advance(struct twheel_wheel *w, u64 now,
+				       struct list_head *expired)
+{
+	u64 budget = U64_MAX;
+
+	return twheel_wheel_advance_some(w, now, expired, &budget);
+}
 
 /**
  * twheel_wheel_empty() - does the wheel hold no entry?

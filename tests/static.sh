@@ -32,7 +32,13 @@ case "${1:-}" in
 checkpatch)
 	eval "$(tests/vm/kernel.sh source)" || exit 1
 	bad=0
-	for f in $(find kmod uapi tests/kunit -name '*.[ch]' | sort); do
+	# The sources, not what a build generated there (*.mod.c): what git
+	# tracks or would track; outside a git tree, every .c/.h but those.
+	files=$(git ls-files -co --exclude-standard -- kmod uapi tests/kunit \
+		2>/dev/null | grep -E '\.[ch]$' | sort)
+	[ -n "$files" ] ||
+		files=$(find kmod uapi tests/kunit -name '*.[ch]' ! -name '*.mod.c' | sort)
+	for f in $files; do
 		out=$("$KSRC/scripts/checkpatch.pl" --strict --no-tree --quiet \
 			--show-types -f "$f" 2>&1)
 		if [ -n "$out" ]; then

@@ -503,7 +503,9 @@ static void mix_add(struct mixth *me, uint64_t *seed)
 	__atomic_store_n(&me->nslots, slot + 1, __ATOMIC_RELEASE);
 	switch (kind) {
 	case K_DUE:
-		ret = twt_add_raw(m->fd, cookie, 0, 0, clock, &id);
+		/* A deadline tick long past: queued before the add returns. */
+		ret = twt_add_raw(m->fd, cookie, 1, TWHEEL_ADD_ABSTIME, clock,
+				  &id);
 		break;
 	case K_NEAR:
 		ret = twt_add_raw(m->fd, cookie,

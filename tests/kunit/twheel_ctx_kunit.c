@@ -8,6 +8,7 @@
 #include <linux/err.h>
 #include <linux/ktime.h>
 #include <linux/timekeeping.h>
+#include <linux/wait.h>
 
 #include "twheel_ctx.h"
 #include "twheel_time.h"
@@ -85,11 +86,20 @@ static int ctx_add(struct twheel_ctx *ctx, u64 cookie, s64 ns, u32 flags,
 	};
 	int ret;
 
-	twheel_ctx_lock(ctx);
-	ret = twheel_ctx_add(ctx, &req);
-	twheel_ctx_unlock(ctx);
+	ret = twheel_ctx_add(ctx, &req, NULL, NULL);
 	if (id)
 		*id = req.id;
+	return ret;
+}
+
+static int ctx_cancel(struct twheel_ctx *ctx, u64 id, u32 *result)
+{
+	struct twheel_cancel req = { .id = id };
+	int ret;
+
+	ret = twheel_ctx_cancel(ctx, &req, NULL, NULL);
+	if (result)
+		*result = req.result;
 	return ret;
 }
 
@@ -97,34 +107,51 @@ static u64 ctx_timers(struct twheel_ctx *ctx)
 {
 	struct twheel_info info;
 
-	twheel_ctx_lock(ctx);
 	twheel_ctx_info(ctx, &info);
-	twheel_ctx_unlock(ctx);
 	return info.timers;
+}
+
+/* Records handed over by twheel_ctx_read(), for the tests to look at. */
+struct ctx_records {
+	struct twheel_event ev[16];
+	unsigned int n;
+	unsigned int fail_at;	/* emit fails for this record number + 1 */
+};
+
+static int ctx_emit(void *arg, const struct twheel_event *ev)
+{
+	struct ctx_records *r = arg;
+
+	if (r->n + 1 == r->fail_at || r->n == ARRAY_SIZE(r->ev))
+		return -EFAULT;
+	r->ev[r->n++] = *ev;
+	return 0;
+}
+
+static int ctx_fail(void *arg)
+{
+	return -EFAULT;
 }
 
 static void twheel_ctx_due_now_is_queued_at_once(struct kunit *test)
 {
 	struct twheel_ctx *ctx = ctx_new(test, 16);
-	struct twheel_event ev;
+	struct ctx_records r = { };
 	s64 before = ktime_get();
 	u64 id;
 
 	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 42, 0, 0, TWHEEL_CLOCK_MONOTONIC,
 				      &id), 0);
-	KUNIT_EXPECT_EQ(test, id, 1ULL);
+	KUNIT_EXPECT_NE(test, id, 0ULL);
 	KUNIT_EXPECT_TRUE(test, twheel_ctx_readable(ctx));
-	twheel_ctx_lock(ctx);
-	KUNIT_ASSERT_TRUE(test, twheel_ctx_peek(ctx, &ev));
-	KUNIT_EXPECT_EQ(test, ev.id, 1ULL);
-	KUNIT_EXPECT_EQ(test, ev.cookie, 42ULL);
-	KUNIT_EXPECT_EQ(test, ev.count, 1ULL);
-	KUNIT_EXPECT_EQ(test, ev.clock, (u32)TWHEEL_CLOCK_MONOTONIC);
-	KUNIT_EXPECT_EQ(test, ev.flags, 0U);
-	KUNIT_EXPECT_GE(test, ev.time_ns, before);
-	twheel_ctx_consume(ctx);
-	KUNIT_EXPECT_FALSE(test, twheel_ctx_peek(ctx, &ev));
-	twheel_ctx_unlock(ctx);
+	KUNIT_ASSERT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, &r), 1L);
+	KUNIT_EXPECT_EQ(test, r.ev[0].id, id);
+	KUNIT_EXPECT_EQ(test, r.ev[0].cookie, 42ULL);
+	KUNIT_EXPECT_EQ(test, r.ev[0].count, 1ULL);
+	KUNIT_EXPECT_EQ(test, r.ev[0].clock, (u32)TWHEEL_CLOCK_MONOTONIC);
+	KUNIT_EXPECT_EQ(test, r.ev[0].flags, 0U);
+	KUNIT_EXPECT_GE(test, r.ev[0].time_ns, before);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, &r), 0L);
 	KUNIT_EXPECT_FALSE(test, twheel_ctx_readable(ctx));
 	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 0ULL);
 	twheel_ctx_destroy(ctx);
@@ -149,23 +176,26 @@ static void twheel_ctx_bad_requests_change_nothing(struct kunit *test)
 	twheel_ctx_destroy(ctx);
 }
 
-static void twheel_ctx_ids_unique_never_reused(struct kunit *test)
+/* Ids are unique while the fd lives, and their slots are reused. */
+static void twheel_ctx_ids_unique_slots_reused(struct kunit *test)
 {
 	struct twheel_ctx *ctx = ctx_new(test, 16);
-	u64 id, prev = 0;
+	u64 ids[10];
 	u32 result;
-	int i;
+	int i, j;
 
-	for (i = 0; i < 10; i++) {
+	for (i = 0; i < ARRAY_SIZE(ids); i++) {
 		KUNIT_ASSERT_EQ(test, ctx_add(ctx, i, 3600 * 1000 * MS, 0,
-					      TWHEEL_CLOCK_MONOTONIC, &id), 0);
-		KUNIT_EXPECT_GT(test, id, prev);
-		prev = id;
-		twheel_ctx_lock(ctx);
-		KUNIT_EXPECT_EQ(test, twheel_ctx_cancel(ctx, id, &result, true),
+					      TWHEEL_CLOCK_MONOTONIC, &ids[i]),
 				0);
-		twheel_ctx_unlock(ctx);
+		for (j = 0; j < i; j++)
+			KUNIT_EXPECT_NE(test, ids[i], ids[j]);
+		KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, ids[i], &result), 0);
+		/* The id of a cancelled timer finds nothing any more. */
+		KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, ids[i], &result), -ENOENT);
 	}
+	KUNIT_EXPECT_EQ(test, twheel_ids_bytes(&ctx->ids),
+			PAGE_SIZE + 8 * sizeof(void *));
 	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 0ULL);
 	twheel_ctx_destroy(ctx);
 }
@@ -173,6 +203,7 @@ static void twheel_ctx_ids_unique_never_reused(struct kunit *test)
 static void twheel_ctx_cancel_outcomes(struct kunit *test)
 {
 	struct twheel_ctx *ctx = ctx_new(test, 16);
+	struct twheel_cancel req = { };
 	u64 pending, queued;
 	u32 result = 0;
 
@@ -180,27 +211,74 @@ static void twheel_ctx_cancel_outcomes(struct kunit *test)
 				      TWHEEL_CLOCK_BOOTTIME, &pending), 0);
 	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 2, 0, 0, TWHEEL_CLOCK_MONOTONIC,
 				      &queued), 0);
-	twheel_ctx_lock(ctx);
-	/* A dry run tells the outcome and changes nothing. */
-	KUNIT_EXPECT_EQ(test, twheel_ctx_cancel(ctx, pending, &result, false),
-			0);
+	/* If the outcome cannot be handed over, nothing is cancelled. */
+	req.id = pending;
+	KUNIT_EXPECT_EQ(test, twheel_ctx_cancel(ctx, &req, ctx_fail, NULL),
+			-EFAULT);
+	KUNIT_EXPECT_EQ(test, req.result, (u32)TWHEEL_CANCELLED_PENDING);
+	req.id = queued;
+	KUNIT_EXPECT_EQ(test, twheel_ctx_cancel(ctx, &req, ctx_fail, NULL),
+			-EFAULT);
+	KUNIT_EXPECT_EQ(test, req.result, (u32)TWHEEL_CANCELLED_QUEUED);
+	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 2ULL);
+	KUNIT_EXPECT_TRUE(test, twheel_ctx_readable(ctx));
+
+	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, pending, &result), 0);
 	KUNIT_EXPECT_EQ(test, result, (u32)TWHEEL_CANCELLED_PENDING);
-	KUNIT_EXPECT_EQ(test, ctx->nr_timers, 2ULL);
-	KUNIT_EXPECT_EQ(test, twheel_ctx_cancel(ctx, pending, &result, true),
-			0);
-	KUNIT_EXPECT_EQ(test, result, (u32)TWHEEL_CANCELLED_PENDING);
-	KUNIT_EXPECT_EQ(test, twheel_ctx_cancel(ctx, pending, &result, true),
-			-ENOENT);
-	KUNIT_EXPECT_EQ(test, twheel_ctx_cancel(ctx, queued, &result, true),
-			0);
+	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, pending, &result), -ENOENT);
+	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, queued, &result), 0);
 	KUNIT_EXPECT_EQ(test, result, (u32)TWHEEL_CANCELLED_QUEUED);
 	KUNIT_EXPECT_EQ(test, ctx->nr_queued, 0ULL);
-	KUNIT_EXPECT_EQ(test, twheel_ctx_cancel(ctx, 0, &result, true),
+	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, 0, &result), -ENOENT);
+	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, U64_MAX, &result), -ENOENT);
+	/* Same slot, another generation: not the live timer's id. */
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 3, 3600 * 1000 * MS, 0, 0,
+				      &pending), 0);
+	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, pending ^ (1ULL << 40), &result),
 			-ENOENT);
-	KUNIT_EXPECT_EQ(test, twheel_ctx_cancel(ctx, U64_MAX, &result, true),
-			-ENOENT);
-	twheel_ctx_unlock(ctx);
+	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, pending, &result), 0);
 	KUNIT_EXPECT_FALSE(test, twheel_ctx_readable(ctx));
+	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 0ULL);
+	twheel_ctx_destroy(ctx);
+}
+
+/* An add whose id cannot be handed over is taken back, due or not. */
+static void twheel_ctx_add_taken_back(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_new(test, 16);
+	struct twheel_add req = { .expires_ns = 3600 * 1000 * MS };
+
+	KUNIT_EXPECT_EQ(test, twheel_ctx_add(ctx, &req, ctx_fail, NULL),
+			-EFAULT);
+	req.expires_ns = 0;
+	KUNIT_EXPECT_EQ(test, twheel_ctx_add(ctx, &req, ctx_fail, NULL),
+			-EFAULT);
+	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 0ULL);
+	KUNIT_EXPECT_FALSE(test, twheel_ctx_readable(ctx));
+	twheel_ctx_destroy(ctx);
+}
+
+/* A record whose copy fails stays queued, and the ones after it too. */
+static void twheel_ctx_read_keeps_unwritten(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_new(test, 16);
+	struct ctx_records r = { .fail_at = 2 };
+	int i;
+
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, ctx_add(ctx, i, 0, 0, 0, NULL), 0);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, &r), 1L);
+	KUNIT_EXPECT_EQ(test, r.ev[0].cookie, 0ULL);
+	/* The first record of a call fails: the call says so. */
+	r.n = 0;
+	r.fail_at = 1;
+	KUNIT_EXPECT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, &r), -EFAULT);
+	KUNIT_EXPECT_EQ(test, ctx->nr_queued, 2ULL);
+	r.fail_at = 0;
+	KUNIT_EXPECT_EQ(test, twheel_ctx_read(ctx, 1, ctx_emit, &r), 1L);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, &r), 1L);
+	KUNIT_EXPECT_EQ(test, r.ev[0].cookie, 1ULL);
+	KUNIT_EXPECT_EQ(test, r.ev[1].cookie, 2ULL);
 	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 0ULL);
 	twheel_ctx_destroy(ctx);
 }
@@ -217,9 +295,7 @@ static void twheel_ctx_cap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 3, 0, 0, 0, NULL), 0);
 	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 4, MS, 0, 0, NULL), -ENOSPC);
 	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 3ULL);
-	twheel_ctx_lock(ctx);
-	KUNIT_EXPECT_EQ(test, twheel_ctx_cancel(ctx, id, &result, true), 0);
-	twheel_ctx_unlock(ctx);
+	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, id, &result), 0);
 	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 5, MS, 0, 0, NULL), 0);
 	twheel_ctx_destroy(ctx);
 }
@@ -234,54 +310,147 @@ static void twheel_ctx_saturated_deadlines(struct kunit *test)
 				      TWHEEL_CLOCK_REALTIME, NULL), 0);
 	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 3, KTIME_MAX, 0,
 				      TWHEEL_CLOCK_BOOTTIME, NULL), 0);
-	twheel_ctx_lock(ctx);
-	twheel_ctx_run(ctx);
+	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
+	twheel_ctx_update_at(ctx, TWHEEL_CLOCK_MONOTONIC, KTIME_MAX - 1);
 	twheel_ctx_unlock(ctx);
 	KUNIT_EXPECT_FALSE(test, twheel_ctx_readable(ctx));
 	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 3ULL);
 	twheel_ctx_destroy(ctx);
 }
 
-/* Records come out in deadline order, ties in add order, never early. */
+/*
+ * Records come out in deadline order, ties in add order, never early:
+ * the deadlines are an hour ahead and the test advances the wheel itself,
+ * so the outcome cannot depend on how fast the machine is.
+ */
 static void twheel_ctx_expiry_order(struct kunit *test)
 {
 	static const int delay_ms[] = { 30, 10, 20, 10, 40, 1 };
 	static const u64 want[] = { 5, 1, 3, 2, 0, 4 };
 	struct twheel_ctx *ctx = ctx_new(test, 16);
-	s64 start = ktime_get();
-	struct twheel_event ev;
+	/* On a tick boundary, an hour ahead. */
+	s64 start = (ktime_get() / MS + 3600LL * 1000) * MS;
+	struct ctx_records r = { };
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(delay_ms); i++)
 		KUNIT_ASSERT_EQ(test, ctx_add(ctx, i, start + delay_ms[i] * MS,
 					      TWHEEL_ADD_ABSTIME, 0, NULL), 0);
-	msleep(60);
-	twheel_ctx_lock(ctx);
-	twheel_ctx_run(ctx);
+	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
+	/* 9.5 ms: nothing yet; then one tick at a time up to 60 ms. */
+	twheel_ctx_update_at(ctx, TWHEEL_CLOCK_MONOTONIC, start + 9 * MS + MS / 2);
+	KUNIT_EXPECT_EQ(test, ctx->nr_queued, 1ULL);
+	for (i = 10; i <= 60; i++)
+		twheel_ctx_update_at(ctx, TWHEEL_CLOCK_MONOTONIC, start + i * MS);
+	twheel_ctx_unlock(ctx);
+	KUNIT_ASSERT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, &r),
+			(long)ARRAY_SIZE(want));
+	/* The first was queued by the update at 9.5 ms. */
+	KUNIT_EXPECT_EQ(test, r.ev[0].time_ns, start + 9 * MS + MS / 2);
 	for (i = 0; i < ARRAY_SIZE(want); i++) {
-		KUNIT_ASSERT_TRUE(test, twheel_ctx_peek(ctx, &ev));
-		KUNIT_EXPECT_EQ(test, ev.cookie, want[i]);
-		KUNIT_EXPECT_GE(test, ev.time_ns, start + delay_ms[ev.cookie] * MS);
-		twheel_ctx_consume(ctx);
+		KUNIT_EXPECT_EQ(test, r.ev[i].cookie, want[i]);
+		/* The others at their own tick: not before, not after. */
+		if (i)
+			KUNIT_EXPECT_EQ(test, r.ev[i].time_ns,
+					start + delay_ms[r.ev[i].cookie] * MS);
 	}
-	KUNIT_EXPECT_FALSE(test, twheel_ctx_peek(ctx, &ev));
+	twheel_ctx_destroy(ctx);
+}
+
+/* An event that only cascades queues nothing and leaves the timer armed. */
+static void twheel_ctx_cascade_queues_nothing(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_new(test, 16);
+	/* 64 ticks start a new level-1 slot: a deadline 10 ticks after it. */
+	s64 t0 = (ktime_get() / (64 * MS) + 3600 * 1000 / 64) * 64 * MS;
+	struct twheel_base *base;
+
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 9, t0 + 10 * MS, TWHEEL_ADD_ABSTIME,
+				      0, NULL), 0);
+	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
+	base = ctx->bases[TWHEEL_CLOCK_MONOTONIC];
+	/* From 32 ticks before the slot starts, its start is the event. */
+	twheel_ctx_update_at(ctx, TWHEEL_CLOCK_MONOTONIC, t0 - 32 * MS);
+	KUNIT_EXPECT_EQ(test, ctx->nr_queued, 0ULL);
+	KUNIT_EXPECT_EQ(test, twheel_wheel_next(&base->wheel) * MS, (u64)t0);
+	twheel_ctx_update_at(ctx, TWHEEL_CLOCK_MONOTONIC, t0);
+	KUNIT_EXPECT_EQ(test, ctx->nr_queued, 0ULL);
+	KUNIT_EXPECT_EQ(test, base->armed * MS, (u64)t0 + 10 * MS);
+	twheel_ctx_update_at(ctx, TWHEEL_CLOCK_MONOTONIC, t0 + 10 * MS);
+	KUNIT_EXPECT_EQ(test, ctx->nr_queued, 1ULL);
+	KUNIT_EXPECT_TRUE(test, twheel_wheel_empty(&base->wheel));
 	twheel_ctx_unlock(ctx);
 	twheel_ctx_destroy(ctx);
 }
 
-/* The hrtimer and the work queue records without anyone calling run. */
-static void twheel_ctx_hrtimer_drives_expiry(struct kunit *test)
+/*
+ * The hrtimer callback only marks and wakes: no record is queued until
+ * someone uses the context, and then it is.
+ */
+static void twheel_ctx_hrtimer_only_wakes(struct kunit *test)
 {
 	struct twheel_ctx *ctx = ctx_new(test, 16);
-	int waited = 0;
+	struct ctx_records r = { };
+	long left;
 
 	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 7, 5 * MS, 0, 0, NULL), 0);
+	KUNIT_EXPECT_FALSE(test, twheel_ctx_fired(ctx));
+	left = wait_event_timeout(ctx->wqh, twheel_ctx_fired(ctx), 10 * HZ);
+	KUNIT_ASSERT_GT(test, left, 0L);
 	KUNIT_EXPECT_FALSE(test, twheel_ctx_readable(ctx));
-	while (!twheel_ctx_readable(ctx) && waited < 5000) {
-		fsleep(10000);
-		waited += 10;
+	KUNIT_EXPECT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, &r), 1L);
+	KUNIT_EXPECT_EQ(test, r.ev[0].cookie, 7ULL);
+	KUNIT_EXPECT_FALSE(test, twheel_ctx_fired(ctx));
+	twheel_ctx_destroy(ctx);
+}
+
+/*
+ * The clock set back behind the wheel (as CLOCK_REALTIME can be): every
+ * timer is taken out and added again, in chunks, none lost, none early,
+ * ties in order.
+ */
+static void twheel_ctx_rebase(struct kunit *test)
+{
+	const int n = 3 * TWHEEL_CHUNK + 17;
+	struct twheel_ctx *ctx = ctx_new(test, 4096);
+	s64 t0 = ktime_get() + 3600LL * 1000 * MS;
+	struct ctx_records r = { };
+	struct twheel_base *base;
+	long got = 0, k;
+	int i;
+
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, ctx_add(ctx, i, t0 + (i % 5) * MS,
+					      TWHEEL_ADD_ABSTIME, 0, NULL), 0);
+	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
+	base = ctx->bases[TWHEEL_CLOCK_MONOTONIC];
+	/* Run the wheel an hour ahead of the clock, then let it catch up. */
+	twheel_ctx_update_at(ctx, TWHEEL_CLOCK_MONOTONIC, t0 - MS);
+	KUNIT_EXPECT_EQ(test, ctx->nr_queued, 0ULL);
+	twheel_ctx_unlock(ctx);
+	atomic_inc(&ctx->fire_seq);
+	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
+	KUNIT_EXPECT_TRUE(test, list_empty(&base->rebase));
+	KUNIT_EXPECT_EQ(test, base->wheel.count, (u64)n);
+	KUNIT_EXPECT_LT(test, base->wheel.clk * MS, (u64)t0 - MS);
+	twheel_ctx_update_at(ctx, TWHEEL_CLOCK_MONOTONIC, t0 + 10 * MS);
+	twheel_ctx_unlock(ctx);
+	/* Deadline order, ties in add order: cookies 0, 5, 10, ..., 1, 6, ... */
+	for (i = 0; i < n; i += r.n) {
+		r.n = 0;
+		k = twheel_ctx_read(ctx, ARRAY_SIZE(r.ev), ctx_emit, &r);
+		KUNIT_ASSERT_GT(test, k, 0L);
+		for (k = 0; k < r.n; k++, got++) {
+			int d = 0, m = got;
+
+			while (m >= (n - d + 4) / 5) {
+				m -= (n - d + 4) / 5;
+				d++;
+			}
+			KUNIT_EXPECT_EQ(test, r.ev[k].cookie, (u64)(d + 5 * m));
+		}
 	}
-	KUNIT_EXPECT_TRUE(test, twheel_ctx_readable(ctx));
+	KUNIT_EXPECT_EQ(test, got, (long)n);
 	twheel_ctx_destroy(ctx);
 }
 
@@ -305,12 +474,16 @@ static struct kunit_case twheel_ctx_cases[] = {
 	KUNIT_CASE(twheel_time_saturates),
 	KUNIT_CASE(twheel_ctx_due_now_is_queued_at_once),
 	KUNIT_CASE(twheel_ctx_bad_requests_change_nothing),
-	KUNIT_CASE(twheel_ctx_ids_unique_never_reused),
+	KUNIT_CASE(twheel_ctx_ids_unique_slots_reused),
 	KUNIT_CASE(twheel_ctx_cancel_outcomes),
+	KUNIT_CASE(twheel_ctx_add_taken_back),
+	KUNIT_CASE(twheel_ctx_read_keeps_unwritten),
 	KUNIT_CASE(twheel_ctx_cap),
 	KUNIT_CASE(twheel_ctx_saturated_deadlines),
 	KUNIT_CASE(twheel_ctx_expiry_order),
-	KUNIT_CASE(twheel_ctx_hrtimer_drives_expiry),
+	KUNIT_CASE(twheel_ctx_cascade_queues_nothing),
+	KUNIT_CASE(twheel_ctx_hrtimer_only_wakes),
+	KUNIT_CASE(twheel_ctx_rebase),
 	KUNIT_CASE(twheel_ctx_destroy_busy),
 	{}
 };

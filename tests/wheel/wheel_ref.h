@@ -53,6 +53,7 @@ struct wref_obj {
 	u64 expires;		/* the deadline asked for */
 	u64 eff;		/* max(expires, clock at add) */
 	u64 seq;		/* insertion sequence number */
+	u32 pos;		/* scratch: position in a take_all list */
 	bool live;
 };
 
@@ -65,6 +66,9 @@ struct wref_stats {
 	u64 nexts;
 	u64 layouts;
 	u64 resets;
+	u64 partial;		/* advances stopped by their budget */
+	u64 take_alls;
+	u64 holds;
 	u64 max_handed;		/* most entries handed back by one advance */
 	u64 live_sum;		/* sum over advances of the live count */
 	u32 max_live;
@@ -271,6 +275,9 @@ static __maybe_unused u64 wref_want_next(const struct wref *r)
 
 	if (!r->nlive)
 		return TWHEEL_NEVER;
+	/* An advance stopped by its budget must go on first. */
+	if (!list_empty(&r->w->cascade))
+		return r->clk;
 	o = &r->obj[r->ord[0]];
 	if (o->eff <= r->clk)
 		return r->clk;
@@ -308,7 +315,10 @@ static __maybe_unused int wref_check_next(struct wref *r)
 	return 0;
 }
 
-/* Level (0..10) at which @e sits, TWHEEL_LEVELS if due, -1 if lost. */
+/*
+ * Level (0..10) at which @e sits, TWHEEL_LEVELS if due, TWHEEL_LEVELS + 1
+ * if on the cascade list of an unfinished advance, -1 if lost.
+ */
 static __maybe_unused int wref_where(const struct twheel_wheel *w,
 				     const struct twheel_entry *e)
 {
@@ -322,6 +332,8 @@ static __maybe_unused int wref_where(const struct twheel_wheel *w,
 			return TWHEEL_LEVELS;
 		if (p >= lo && p <= hi)
 			return (int)((p - lo) / TWHEEL_SLOTS);
+		if (p == &w->cascade)
+			return TWHEEL_LEVELS + 1;
 	}
 	return -1;
 }
@@ -347,6 +359,15 @@ static __maybe_unused int wref_check_layout(struct wref *r)
 		if (e->expires > w->clk || !o->live || o->eff != w->clk)
 			return WREF_FAIL(r, "due entry %ld expires %llu clk %llu",
 					 (long)(o - r->obj), e->expires, w->clk);
+		n++;
+	}
+	list_for_each_entry(e, &w->cascade, node) {
+		o = container_of(e, struct wref_obj, ent);
+		if (e->expires < w->clk || !o->live ||
+		    (e->expires >> w->casc_shift) != (w->clk >> w->casc_shift))
+			return WREF_FAIL(r, "cascading entry %ld expires %llu clk %llu shift %u",
+					 (long)(o - r->obj), e->expires, w->clk,
+					 w->casc_shift);
 		n++;
 	}
 	for (lvl = 0; lvl < TWHEEL_LEVELS; lvl++) {
@@ -435,21 +456,42 @@ static __maybe_unused int wref_remove(struct wref *r, u32 id)
 }
 
 /*
- * Advance both to @now and compare what comes back. A marker node is put
- * on the list first to check that the wheel appends and keeps what the
- * caller had there.
+ * Advance both to @now, the wheel within @budget entry moves, and compare
+ * what comes back. A marker node is put on the list first to check that
+ * the wheel appends and keeps what the caller had there. An advance the
+ * budget stopped (twheel_wheel_behind()) must have handed back a prefix of
+ * what the model says is due, in order; the model then takes the wheel's
+ * clock (the tick of the slot it was working on) as its own, which is the
+ * clock later adds are placed against.
  */
-static __maybe_unused int wref_advance(struct wref *r, u64 now)
+static __maybe_unused int wref_advance_some(struct wref *r, u64 now,
+					    u64 budget)
 {
-	u64 newclk = wref_max(r->clk, now), n;
+	u64 newclk = wref_max(r->clk, now), n, left;
 	struct list_head got, mark, *p;
 	struct wref_obj *o, *want;
+	bool behind;
 	u32 k, i;
 
 	k = wref_count_le(r, newclk);
 	INIT_LIST_HEAD(&got);
 	list_add_tail(&mark, &got);
-	n = twheel_wheel_advance(r->w, now, &got);
+	left = budget;
+	n = twheel_wheel_advance_some(r->w, now, &got, &left);
+	behind = twheel_wheel_behind(r->w, now);
+	if (left > budget || n > budget - left)
+		return WREF_FAIL(r, "advance(%llu, budget %llu): %llu left, %llu handed back",
+				 now, budget, left, n);
+	if (behind) {
+		if (r->w->clk < r->clk || r->w->clk > newclk)
+			return WREF_FAIL(r, "advance(%llu, budget %llu) from clk %llu stopped at clk %llu",
+					 now, budget, r->clk, r->w->clk);
+		if (n > budget)
+			return WREF_FAIL(r, "advance(%llu, budget %llu) handed back %llu",
+					 now, budget, n);
+		if (n < k)
+			k = (u32)n;
+	}
 	r->st.advances++;
 	r->st.live_sum += r->nlive;
 	r->st.ops++;
@@ -494,11 +536,82 @@ static __maybe_unused int wref_advance(struct wref *r, u64 now)
 	r->st.handed += k;
 	if (k > r->st.max_handed)
 		r->st.max_handed = k;
+	if (behind) {
+		r->st.partial++;
+		r->clk = r->w->clk;
+		return wref_check_count(r);
+	}
 	r->clk = newclk;
 	if (r->w->clk != newclk)
 		return WREF_FAIL(r, "advance(%llu): clk %llu, want %llu", now,
 				 r->w->clk, newclk);
 	return wref_check_count(r);
+}
+
+static __maybe_unused int wref_advance(struct wref *r, u64 now)
+{
+	return wref_advance_some(r, now, U64_MAX);
+}
+
+/*
+ * The clock goes back (or anywhere): take every entry out with
+ * twheel_wheel_take_all() and re-add them in the order given, as a caller
+ * whose clock was set back does. The list must hold exactly the live
+ * entries, entries of one deadline in their insertion order; the model
+ * then re-adds them in that order too.
+ */
+static __maybe_unused int wref_take_all(struct wref *r, u64 now)
+{
+	struct twheel_entry *e, *tmp;
+	struct wref_obj *o, *q;
+	struct list_head all;
+	u32 i, j, m, g, n = 0;
+	u64 got;
+
+	INIT_LIST_HEAD(&all);
+	got = twheel_wheel_take_all(r->w, now, &all);
+	r->st.take_alls++;
+	list_for_each_entry(e, &all, node) {
+		o = container_of(e, struct wref_obj, ent);
+		if (!o->live || o->expires != e->expires)
+			return WREF_FAIL(r, "take_all: id %ld not live or changed",
+					 (long)(o - r->obj));
+		o->pos = n++;
+	}
+	if (n != r->nlive || got != n || r->w->count || r->w->clk != now)
+		return WREF_FAIL(r, "take_all: %u listed, returned %llu, %u live, count %llu",
+				 n, got, r->nlive, r->w->count);
+	/*
+	 * Ties in insertion order: ord[] is sorted by (eff, seq), and live
+	 * entries of one deadline share their eff, so compare within each
+	 * run of equal eff.
+	 */
+	for (i = 0; i < r->nlive; i = g) {
+		u64 eff = r->obj[r->ord[i]].eff;
+
+		for (g = i; g < r->nlive && r->obj[r->ord[g]].eff == eff; g++)
+			;
+		for (j = i; j < g; j++) {
+			o = &r->obj[r->ord[j]];
+			for (m = j + 1; m < g; m++) {
+				q = &r->obj[r->ord[m]];
+				if (q->expires == o->expires && q->pos < o->pos)
+					return WREF_FAIL(r, "take_all: ties out of insertion order (deadline %llu)",
+							 o->expires);
+			}
+		}
+	}
+	/* Re-add in list order, as new entries behind one another. */
+	r->clk = now;
+	r->nlive = 0;
+	list_for_each_entry_safe(e, tmp, &all, node) {
+		o = container_of(e, struct wref_obj, ent);
+		list_del(&e->node);
+		o->live = false;
+		if (wref_add(r, (u32)(o - r->obj), o->expires))
+			return -1;
+	}
+	return 0;
 }
 
 /* Take every live entry out with remove, then restart the wheel at @start. */
@@ -656,6 +769,33 @@ static __maybe_unused u64 wref_gen_start(struct wref *r)
 	}
 }
 
+/*
+ * twheel_wheel_holds() may say "maybe", but never "no" for a deadline a
+ * live entry has.
+ */
+static __maybe_unused int wref_check_holds(struct wref *r)
+{
+	u64 d;
+	u32 i;
+
+	r->st.holds++;
+	if (r->nlive && wref_below(r, 2)) {
+		d = r->obj[r->ord[wref_below(r, r->nlive)]].expires;
+		if (!twheel_wheel_holds(r->w, d))
+			return WREF_FAIL(r, "holds(%llu) false, but an entry has it (clk %llu)",
+					 d, r->clk);
+		return 0;
+	}
+	d = wref_gen_deadline(r);
+	if (twheel_wheel_holds(r->w, d))
+		return 0;
+	for (i = 0; i < r->nlive; i++)
+		if (r->obj[r->ord[i]].expires == d)
+			return WREF_FAIL(r, "holds(%llu) false, but id %u has it (clk %llu)",
+					 d, r->ord[i], r->clk);
+	return 0;
+}
+
 /* One random operation (a burst of same-deadline adds counts several). */
 static __maybe_unused int wref_step(struct wref *r)
 {
@@ -688,13 +828,24 @@ static __maybe_unused int wref_step(struct wref *r)
 				wref_add(r, id, d);
 		}
 	} else if (c < 82) {
-		wref_advance(r, wref_gen_now(r));
-	} else if (c < 99) {
+		if (wref_below(r, 3))
+			wref_advance(r, wref_gen_now(r));
+		else	/* a caller that bounds its work per lock hold */
+			wref_advance_some(r, wref_gen_now(r),
+					  1 + wref_below(r, 64));
+	} else if (c < 96) {
 		wref_check_next(r);
+	} else if (c < 99) {
+		wref_check_holds(r);
 	} else if (r->clk > U64_MAX - (1ULL << (r->scale + 12)) ?
 		   wref_below(r, 2) : !wref_below(r, 256)) {
 		wref_reset(r, wref_gen_start(r));
 		r->scale = 1 + wref_below(r, 40);
+	} else if (!wref_below(r, 16)) {
+		/* the clock set back (or anywhere): take all, re-add */
+		wref_take_all(r, wref_below(r, 2) ?
+			      wref_satsub(r->clk, wref_rnd_bits(r, r->scale)) :
+			      wref_gen_start(r));
 	} else if (!wref_below(r, 8)) {
 		r->scale = 1 + wref_below(r, 40);
 	}
@@ -1077,6 +1228,51 @@ static __maybe_unused int wref_case_next(struct wref *r)
 	return wref_finish(r);
 }
 
+/*
+ * Advances cut short by their budget in the middle of one big slot, with
+ * adds (ties with cascading entries, the slot's own tick, the past),
+ * removes of entries still cascading, next(), holds() and take_all() in
+ * between: everything must come back as from one unbounded advance.
+ */
+static __maybe_unused int wref_case_budget(struct wref *r)
+{
+	const u64 base = 1ULL << 24;	/* a level-3 slot from clock 0 */
+	u32 id, round, joined = 0;
+
+	for (round = 0; round < 4 && !r->failed; round++) {
+		wref_reset(r, round == 3 ? U64_MAX - (1ULL << 26) : 0);
+		for (id = 0; id < 1200; id++)
+			wref_add(r, id, r->clk + base + (id % 7) * 4099 +
+				 (id % 3 ? 0 : 1ULL << 17));
+		for (id = 0; r->nlive && !r->failed; id++) {
+			wref_advance_some(r, r->clk + base + (1ULL << 20),
+					  1 + id % 5);
+			if (!list_empty(&r->w->cascade) && id + 1200 < 1800) {
+				/* a tie with a cascading deadline */
+				wref_add(r, id + 1200,
+					 r->obj[r->ord[r->nlive - 1]].expires);
+				joined += wref_where(r->w, &r->obj[id + 1200].ent) ==
+					  TWHEEL_LEVELS + 1;
+				if (id % 4 == 0)	/* the slot's own tick */
+					wref_add(r, 2400 + id, r->clk);
+				if (id % 9 == 0)	/* in the past */
+					wref_add(r, 3200 + id, r->clk / 2);
+			}
+			if (id % 3 == 0 && r->nlive)
+				wref_remove(r, r->ord[r->nlive / 2]);
+			wref_check_next(r);
+			wref_check_holds(r);
+			if (id % 16 == 0)
+				wref_check_layout(r);
+			if (round == 2 && id == 40)
+				wref_take_all(r, r->clk - 12345);
+		}
+	}
+	if (!r->failed && joined < 10)
+		return WREF_FAIL(r, "only %u adds joined a cascading slot", joined);
+	return r->failed ? -1 : wref_finish(r);
+}
+
 /* A short random run, as a directed case (the long one is separate). */
 static __maybe_unused int wref_case_random_short(struct wref *r)
 {
@@ -1097,6 +1293,7 @@ static const struct wref_case wref_cases[] __maybe_unused = {
 	{ "idle_jump", wref_case_idle_jump },
 	{ "readd", wref_case_readd },
 	{ "never_early", wref_case_never_early },
+	{ "budget", wref_case_budget },
 	{ "next_vs_model", wref_case_next },
 	{ "random_short", wref_case_random_short },
 };

@@ -38,6 +38,8 @@ static void print_stats(const struct wref *r)
 	       r->st.nexts);
 	printf("    handed back %llu (max %llu in one advance), layouts %llu, restarts %llu\n",
 	       r->st.handed, r->st.max_handed, r->st.layouts, r->st.resets);
+	printf("    advances stopped by their budget %llu, take_all %llu, holds %llu\n",
+	       r->st.partial, r->st.take_alls, r->st.holds);
 	printf("    live: %llu on average, %u at most\n",
 	       r->st.advances ? r->st.live_sum / r->st.advances : 0,
 	       r->st.max_live);

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel_ids.c - timer ids: slots reused, a generation in the id.
+ *
+ * Slot values: a live slot holds its object's pointer (bit 0 clear, as
+ * objects are aligned); a free slot holds 1 | (next free slot + 1) << 1 |
+ * (generation of its next use) << 32; a retired slot holds all ones.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/build_bug.h>
+#include <linux/limits.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <kunit/visibility.h>
+
+#include "twheel_ids.h"
+
+#define TWHEEL_IDS_FREE_BIT	1ULL
+#define TWHEEL_IDS_NEXT_MASK	0x7fffffffU
+#define TWHEEL_IDS_RETIRED	U64_MAX
+#define TWHEEL_IDS_GEN_MAX	((1U << (64 - TWHEEL_IDS_GEN_SHIFT)) - 1)
+/* Slots are numbered below this: a free slot links to slot + 1 in 31 bits. */
+#define TWHEEL_IDS_MAX_SLOTS	TWHEEL_IDS_NEXT_MASK
+
+static u64 *twheel_ids_slot(const struct twheel_ids *ids, u32 slot)
+{
+	return &ids->pages[slot / TWHEEL_IDS_PER_PAGE][slot % TWHEEL_IDS_PER_PAGE];
+}
+
+/**
+ * twheel_ids_init() - make an empty table
+ * @ids: the table
+ *
+ * Allocates nothing: the first twheel_ids_alloc() does.
+ */
+void twheel_ids_init(struct twheel_ids *ids)
+{
+	memset(ids, 0, sizeof(*ids));
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_ids_init);
+
+/**
+ * twheel_ids_destroy() - free the table (not the objects it points to)
+ * @ids: the table
+ */
+void twheel_ids_destroy(struct twheel_ids *ids)
+{
+	u32 i;
+
+	for (i = 0; i < ids->nr_pages; i++)
+		kfree(ids->pages[i]);
+	kvfree(ids->pages);
+	memset(ids, 0, sizeof(*ids));
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_ids_destroy);
+
+/* One more page of slots, charged to the caller. */
+static int twheel_ids_grow(struct twheel_ids *ids)
+{
+	u64 *page;
+
+	if (ids->nr_pages == ids->max_pages) {
+		u32 max = ids->max_pages ? 2 * ids->max_pages : 8;
+		u64 **pages;
+
+		pages = kvmalloc_array(max, sizeof(*pages),
+				       GFP_KERNEL_ACCOUNT | __GFP_NORETRY);
+		if (!pages)
+			return -ENOMEM;
+		if (ids->nr_pages)
+			memcpy(pages, ids->pages,
+			       ids->nr_pages * sizeof(*pages));
+		kvfree(ids->pages);
+		ids->pages = pages;
+		ids->max_pages = max;
+	}
+	page = kmalloc(PAGE_SIZE, GFP_KERNEL_ACCOUNT | __GFP_NORETRY);
+	if (!page)
+		return -ENOMEM;
+	ids->pages[ids->nr_pages++] = page;
+	return 0;
+}
+
+/**
+ * twheel_ids_alloc() - give an object an id
+ * @ids: the table
+ * @ptr: the object; at least 2-byte aligned, not NULL
+ * @id: set to the new id on success
+ *
+ * O(1); allocates a page of slots, charged to the caller's memory cgroup,
+ * once per TWHEEL_IDS_PER_PAGE slots. The id has never been handed out
+ * by this table before.
+ *
+ * Return: 0, -ENOMEM, or -ENOSPC when 2^31 - 1 slots are in use.
+ */
+int twheel_ids_alloc(struct twheel_ids *ids, void *ptr, u64 *id)
+{
+	u64 *s, gen;
+	u32 slot;
+	int ret;
+
+	if (ids->free) {
+		slot = ids->free - 1;
+		s = twheel_ids_slot(ids, slot);
+		ids->free = (*s >> 1) & TWHEEL_IDS_NEXT_MASK;
+		gen = *s >> 32;
+	} else {
+		if (ids->nr_slots == TWHEEL_IDS_MAX_SLOTS)
+			return -ENOSPC;
+		if (ids->nr_slots == ids->nr_pages * TWHEEL_IDS_PER_PAGE) {
+			ret = twheel_ids_grow(ids);
+			if (ret)
+				return ret;
+		}
+		slot = ids->nr_slots++;
+		s = twheel_ids_slot(ids, slot);
+		gen = 0;
+	}
+	*s = (u64)(uintptr_t)ptr;
+	*id = gen << TWHEEL_IDS_GEN_SHIFT | ((u64)slot + 1);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_ids_alloc);
+
+/**
+ * twheel_ids_find() - the live object in @id's slot
+ * @ids: the table
+ * @id: any value
+ *
+ * O(1). The slot may hold an object of another generation: the caller
+ * keeps each object's id and compares it with @id.
+ *
+ * Return: the object, or NULL when @id's slot does not exist or is free.
+ */
+void *twheel_ids_find(const struct twheel_ids *ids, u64 id)
+{
+	u32 slot = (u32)id - 1;
+	u64 v;
+
+	if ((u32)id == 0 || slot >= ids->nr_slots ||
+	    (id & TWHEEL_IDS_FREE_BITS))
+		return NULL;
+	v = *twheel_ids_slot(ids, slot);
+	if (v & TWHEEL_IDS_FREE_BIT)
+		return NULL;
+	return (void *)(uintptr_t)v;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_ids_find);
+
+/**
+ * twheel_ids_remove() - free a live id's slot for reuse
+ * @ids: the table
+ * @id: a live id, as twheel_ids_alloc() gave it
+ *
+ * O(1). The slot's next use gets the next generation, so @id is never
+ * handed out again; after 2^30 uses the slot is retired instead.
+ */
+void twheel_ids_remove(struct twheel_ids *ids, u64 id)
+{
+	u32 slot = (u32)id - 1;
+	u64 gen = id >> TWHEEL_IDS_GEN_SHIFT, *s = twheel_ids_slot(ids, slot);
+
+	if (gen == TWHEEL_IDS_GEN_MAX) {
+		*s = TWHEEL_IDS_RETIRED;
+		return;
+	}
+	*s = (gen + 1) << 32 | (u64)ids->free << 1 | TWHEEL_IDS_FREE_BIT;
+	ids->free = slot + 1;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_ids_remove);
+
+/**
+ * twheel_ids_next() - walk the live objects
+ * @ids: the table
+ * @slot: where to start; on return, the slot after the one returned
+ *
+ * Return: the first live object at or after *@slot, or NULL at the end.
+ */
+void *twheel_ids_next(const struct twheel_ids *ids, u32 *slot)
+{
+	u64 v;
+
+	while (*slot < ids->nr_slots) {
+		v = *twheel_ids_slot(ids, (*slot)++);
+		if (!(v & TWHEEL_IDS_FREE_BIT))
+			return (void *)(uintptr_t)v;
+	}
+	return NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_ids_next);
+
+/**
+ * twheel_ids_bytes() - the table's own memory
+ * @ids: the table
+ *
+ * Return: the bytes of its pages and of its page array.
+ */
+size_t twheel_ids_bytes(const struct twheel_ids *ids)
+{
+	BUILD_BUG_ON(TWHEEL_IDS_PER_PAGE * sizeof(u64) != PAGE_SIZE);
+	/* slot + 1 fits below the caller's bits, the generation above them. */
+	BUILD_BUG_ON(TWHEEL_IDS_MAX_SLOTS >= (1ULL << 31));
+	BUILD_BUG_ON(TWHEEL_IDS_FREE_BITS >> TWHEEL_IDS_GEN_SHIFT);
+	return (size_t)ids->nr_pages * PAGE_SIZE +
+	       (size_t)ids->max_pages * sizeof(*ids->pages);
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_ids_bytes);

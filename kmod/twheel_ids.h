@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * twheel_ids.h - timer ids: a table of slots, reused, with a generation
+ * in the id so that no id is ever handed out twice.
+ *
+ * An id is (generation << TWHEEL_IDS_GEN_SHIFT) | (slot + 1): never 0,
+ * with slot + 1 below 2^31 and a 30-bit generation; bits 31 to 33 are
+ * always 0, free for the caller's own flags in its copy of the id. A slot
+ * holds either the pointer of a live object or, while free, its next
+ * generation and the next free slot. Freed slots are reused first (last
+ * freed, first reused), so the table has as many slots as the most
+ * objects it ever held at once, whatever the pattern of adds and removes:
+ * 8 bytes per slot, in pages charged to the caller's memory cgroup. A
+ * slot whose generations are used up (2^30 uses) is retired, never
+ * reused.
+ *
+ * The table does not lock; the caller serialises every call.
+ */
+#ifndef _TWHEEL_IDS_H
+#define _TWHEEL_IDS_H
+
+#include <linux/types.h>
+#include <asm/page.h>
+
+#define TWHEEL_IDS_GEN_SHIFT	34
+/* Bits of an id that are always 0: for the caller's flags. */
+#define TWHEEL_IDS_FREE_BITS	(0x7ULL << 31)
+
+/* Slots per page of the table. */
+#define TWHEEL_IDS_PER_PAGE	(PAGE_SIZE / sizeof(u64))
+
+/**
+ * struct twheel_ids - an id table
+ * @pages: the table's pages, each TWHEEL_IDS_PER_PAGE slots
+ * @nr_pages: pages allocated
+ * @max_pages: room in @pages
+ * @nr_slots: slots handed out so far (used or free)
+ * @free: the first free slot plus one, 0 when none is free
+ */
+struct twheel_ids {
+	u64 **pages;
+	u32 nr_pages;
+	u32 max_pages;
+	u32 nr_slots;
+	u32 free;
+};
+
+void twheel_ids_init(struct twheel_ids *ids);
+void twheel_ids_destroy(struct twheel_ids *ids);
+int twheel_ids_alloc(struct twheel_ids *ids, void *ptr, u64 *id);
+void *twheel_ids_find(const struct twheel_ids *ids, u64 id);
+void twheel_ids_remove(struct twheel_ids *ids, u64 id);
+void *twheel_ids_next(const struct twheel_ids *ids, u32 *slot);
+size_t twheel_ids_bytes(const struct twheel_ids *ids);
+
+#endif /* _TWHEEL_IDS_H */
