@@ -695,7 +695,7 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_info);
  *
  * Advances the wheels first if an hrtimer fired. next_expiry_<clock>_ns
  * is when that clock's hrtimer fires next, in the opener's time
- * namespace: never after the earliest deadline on that clock.
+ * namespace: never after the earliest deadline's tick on that clock.
  * index_bytes is the memory of the id table.
  */
 void twheel_ctx_show(struct twheel_ctx *ctx, struct seq_file *m)

@@ -150,6 +150,13 @@ static long batch_size(double secs, int64_t *per_add)
 	return n < 10000 ? 10000 : n > 1000000 ? 1000000 : n;
 }
 
+/* Slab objects carry KASAN's metadata: the debug kernel. */
+static int kasan(void)
+{
+	return twt_sysfs_read("/sys/kernel/slab/twheel_timer/slab_size") !=
+	       twt_sysfs_read("/sys/kernel/slab/twheel_timer/object_size");
+}
+
 enum batch_how { BATCH_READS, BATCH_ONE_READ, BATCH_CLOSE };
 
 /*
@@ -243,7 +250,11 @@ static void batch_case(enum batch_how how, const char *what)
 	CHECK(late >= 0);
 	printf("# %s of %ld timers on another fd (same CPU): this fd's timer %.3f ms late (alone: %.3f ms)\n",
 	       what, n, late / 1e6, alone / 1e6);
-	CHECK(late <= 5 * TWT_MS);
+	/*
+	 * 5 ms. Under KASAN (the debug kernel) freeing an object can also
+	 * drain KASAN's quarantine with preemption off: 25 ms there.
+	 */
+	CHECK(late <= (kasan() ? 25 : 5) * TWT_MS);
 }
 
 static void isolation_batch(void) { batch_case(BATCH_READS, "expiry and reads"); }

@@ -5,7 +5,12 @@
  * Each open(2) of /dev/twheel is an independent timer set. Timers are
  * scheduled and cancelled with ioctl(2); poll/epoll/select report the fd
  * readable (EPOLLIN | EPOLLRDNORM) exactly while at least one expiry record
- * is queued; read(2) returns whole struct twheel_event records.
+ * is queued; read(2) returns whole struct twheel_event records. (With
+ * EPOLLET, while records stay unread, an internal timer event that queues
+ * no new record may report the fd again.)
+ *
+ * Time: every time given or returned is in the time namespace of the task
+ * that opened the fd, whichever task uses it later.
  *
  * Extensibility: each ioctl's argument size is encoded in its command
  * number (_IOC_SIZE). The kernel accepts a smaller (older) struct down to
@@ -56,8 +61,9 @@ enum twheel_clock {
  * struct twheel_add - argument of TWHEEL_IOC_ADD: schedule one timer
  * @cookie: in: any value; returned in the timer's expiry record
  * @expires_ns: in: the deadline: nanoseconds from now (>= 0, else EINVAL),
- *	or with TWHEEL_ADD_ABSTIME the absolute time on @clock (any value;
- *	one in the past expires at once). A relative deadline that would
+ *	or with TWHEEL_ADD_ABSTIME the absolute time on @clock, in the
+ *	opener's time namespace (any value; for one already past, see
+ *	below). A relative deadline that would
  *	overflow saturates at the largest representable time (never wraps).
  * @flags: in: TWHEEL_ADD_* flags; others are EINVAL
  * @clock: in: an enum twheel_clock; others are EINVAL, and
@@ -67,13 +73,19 @@ enum twheel_clock {
  *
  * The timer expires once, never before its deadline and at most one tick
  * (TWHEEL_DEFAULT_TICK_NS) plus scheduling latency after it; then one
- * struct twheel_event is queued for it. A deadline already due when the
- * timer is added is queued before the ioctl returns.
+ * struct twheel_event is queued for it. It is due when its clock reaches
+ * its deadline tick: the deadline rounded up to a multiple of the tick.
+ * A timer whose deadline tick has already been reached is queued before
+ * the ioctl returns, behind every record already queued; so is one whose
+ * deadline has passed inside the current tick, unless an earlier-added
+ * timer of that tick is still pending: then it is queued at the end of
+ * the tick, right behind that timer (see struct twheel_event for order).
  *
  * Errors: EINVAL as above; ENOSPC when the fd already holds its maximum of
  * timers (module parameter max_timers, as it was when the fd was opened;
- * queued records count until read); ENOMEM. On any error no timer is
- * created.
+ * queued records count until read); ENOMEM, also when the caller's memory
+ * cgroup is at its limit (the OOM killer is not called). On any error no
+ * timer is created.
  */
 struct twheel_add {
 	__u64 cookie;
@@ -110,17 +122,19 @@ struct twheel_cancel {
  * @id: the timer's id
  * @cookie: the timer's cookie
  * @time_ns: the time on the timer's clock at which the record was queued
- *	(never before the deadline)
+ *	(never before the deadline), in the opener's time namespace
  * @count: the number of expirations this record stands for (1 for a
  *	one-shot timer)
  * @clock: the timer's enum twheel_clock
  * @flags: 0 (reserved for future record kinds)
  *
  * read(2) returns as many whole records as fit in the buffer, in the
- * order they were queued: within a clock, deadline order at the resolution
- * of a tick (timers whose deadlines fall in the same tick come out in the
- * order they were added, like all timers of equal deadline); it blocks for
- * the first one unless the fd is O_NONBLOCK (EAGAIN). A buffer smaller
+ * order they were queued. Within a clock, the timers that fall due
+ * together are queued in order of deadline tick, those of one deadline
+ * tick in the order they were added; timers of equal deadline therefore
+ * always come out in the order they were added (one added after its
+ * deadline included: see struct twheel_add). It blocks for the first
+ * record unless the fd is O_NONBLOCK (EAGAIN). A buffer smaller
  * than one record is EINVAL. A signal while blocked gives EINTR, or
  * restarts the read under SA_RESTART. If copying a record out faults,
  * that record and the ones after it stay queued: the read returns the
