@@ -127,14 +127,15 @@ static int twheel_out_nofault(void *arg)
 }
 
 /*
- * Make the result's bytes writable, holding no lock. Return: 0 to try
- * again, or the error to give up with.
+ * After twheel_out_nofault() failed (and the operation was undone): make
+ * the result's bytes writable, holding no lock. Return: 0 to try again,
+ * or the error to give up with.
  */
-static int twheel_fault_in(void __user *uarg, size_t len)
+static int twheel_out_fault_in(const struct twheel_out *o)
 {
 	if (fatal_signal_pending(current))
 		return -EINTR;
-	if (fault_in_writeable(uarg, len))
+	if (fault_in_writeable(o->uarg, o->len))
 		return -EFAULT;
 	return 0;
 }
@@ -156,15 +157,11 @@ static long twheel_ioctl_add(struct twheel_ctx *ctx, void __user *uarg,
 	ret = twheel_clear_tail(uarg, usize, sizeof(req));
 	if (ret)
 		return ret;
-	for (;;) {
+	/* On -EFAULT the add was taken back before anyone saw it. */
+	do {
 		ret = twheel_ctx_add(ctx, &req, twheel_out_nofault, &out);
-		if (ret != -EFAULT)
-			return ret;
-		/* The add was taken back before anyone saw it. */
-		ret = twheel_fault_in(uarg, out.len);
-		if (ret)
-			return ret;
-	}
+	} while (ret == -EFAULT && !(ret = twheel_out_fault_in(&out)));
+	return ret;
 }
 
 static long twheel_ioctl_cancel(struct twheel_ctx *ctx, void __user *uarg,
@@ -185,15 +182,11 @@ static long twheel_ioctl_cancel(struct twheel_ctx *ctx, void __user *uarg,
 	ret = twheel_clear_tail(uarg, usize, sizeof(req));
 	if (ret)
 		return ret;
-	for (;;) {
-		/* The timer is cancelled only once its outcome is written. */
+	/* The timer is cancelled only once its outcome is written. */
+	do {
 		ret = twheel_ctx_cancel(ctx, &req, twheel_out_nofault, &out);
-		if (ret != -EFAULT)
-			return ret;
-		ret = twheel_fault_in(uarg, out.len);
-		if (ret)
-			return ret;
-	}
+	} while (ret == -EFAULT && !(ret = twheel_out_fault_in(&out)));
+	return ret;
 }
 
 static long twheel_ioctl_info(struct twheel_ctx *ctx, void __user *uarg,
