@@ -60,9 +60,9 @@ $(VM_BIN)/%: userspace/tools/%.c $(LIB_DEPS)
 	@mkdir -p $(VM_BIN)
 	$(CC) $(USER_CFLAGS) -Iuserspace/lib -static -o $@ $< $(LIB_SRC)
 
-$(VM_BIN)/twt-%: tests/integration/%.c $(INTEG_DEPS)
+$(VM_BIN)/twt-%: tests/integration/%.c $(INTEG_DEPS) $(LIB_DEPS)
 	@mkdir -p $(VM_BIN)
-	$(CC) $(USER_CFLAGS) -static -o $@ $<
+	$(CC) $(USER_CFLAGS) -Iuserspace/lib -static -o $@ $< $(LIB_SRC)
 
 $(VM_BIN)/twheel-run-tests: tests/integration/run-tests.sh
 	@mkdir -p $(VM_BIN)
@@ -124,5 +124,7 @@ help:
 	@echo "  make fuzz [FUZZ_SECONDS=60] | bench-core | wheel-test"
 
 -include tests/wheel/wheel.mk
+-include userspace/userspace.mk
+-include userspace/examples/examples.mk
 
 endif

@@ -17,6 +17,9 @@ eval "$vars"
 
 mod=$top/build/mod-$kernel
 mkdir -p "$mod"
+# One build per kernel at a time: concurrent VM runs share build/mod-*.
+exec 9> "$mod.lock"
+flock 9
 # Mirror the module sources; cp -u keeps timestamps so make stays incremental.
 (cd "$top" && find Kbuild kmod uapi tests/kunit tests/wheel -type f \
 	\( -name Kbuild -o -name '*.c' -o -name '*.h' \) 2>/dev/null) |

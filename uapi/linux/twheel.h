@@ -3,27 +3,53 @@
  * twheel.h - userspace ABI of /dev/twheel: many timers on one fd.
  *
  * Each open(2) of /dev/twheel is an independent timer set. Timers are
- * scheduled and cancelled with ioctl(2); poll/epoll/select report the fd
- * readable (EPOLLIN | EPOLLRDNORM) exactly while at least one expiry record
- * is queued; read(2) returns whole struct twheel_event records. (With
- * EPOLLET, while records stay unread, an internal timer event that queues
- * no new record may report the fd again.)
+ * scheduled, changed, cancelled and inspected with ioctl(2), one at a time
+ * or in batches; poll/epoll/select report the fd readable (EPOLLIN |
+ * EPOLLRDNORM) exactly while at least one expiry record is queued; read(2)
+ * returns whole struct twheel_event records. (With EPOLLET, while records
+ * stay unread, an internal timer event that queues no new record may
+ * report the fd again.)
+ *
+ * Clocks: a timer runs on one of CLOCK_MONOTONIC, CLOCK_BOOTTIME,
+ * CLOCK_REALTIME or CLOCK_TAI (the clockid_t values of <time.h>), given
+ * per timer; any other value is EINVAL. Deadlines are relative (from now,
+ * on that clock) or absolute (TWHEEL_ABSTIME) on every one of them. A
+ * CLOCK_REALTIME or CLOCK_TAI timer follows changes of the wall clock:
+ * its deadline is an absolute time of that clock, also when it was given
+ * relative (as timerfd does). An fd configured with TWHEEL_CONFIG_MANUAL
+ * replaces all four by one manual clock (see struct twheel_config).
  *
  * Time: every time given or returned is in the time namespace of the task
  * that opened the fd, whichever task uses it later.
  *
+ * Resolution: each fd has a tick (default TWHEEL_DEFAULT_TICK_NS; see
+ * struct twheel_config). A timer is due when its clock reaches its
+ * deadline rounded up to a multiple of the tick; it expires never before
+ * its deadline and at most one tick plus scheduling latency after it.
+ *
+ * Outcomes: every expiry of a timer is reported by a record, or retracted
+ * by a successful cancel or modify; none is reported twice. A one-shot
+ * timer ends when its record is read, or when it is cancelled.
+ *
  * Extensibility: each ioctl's argument size is encoded in its command
  * number (_IOC_SIZE). The kernel accepts a smaller (older) struct down to
- * the first published size, zero-extending it (smaller than that: EINVAL),
- * and a larger (newer) one whose extra bytes are all zero (else E2BIG); it
- * writes back as many bytes as the caller's struct has, zeroing any bytes
- * it does not know. For an output-only struct (TWHEEL_IOC_INFO) the input
- * bytes are not read at all. Every field marked "in" is checked: unknown
- * flags or clocks are EINVAL. Fields marked "out" are ignored on input and
- * always written.
+ * its first published size (the 40 bytes of version 1 for TWHEEL_IOC_INFO,
+ * the version 2 size for the others), zero-extending it (smaller than
+ * that: EINVAL), and a larger (newer) one whose extra bytes are all zero
+ * (else E2BIG); it writes back as many bytes as the caller's struct has, zeroing
+ * any bytes it does not know. For an output-only struct (TWHEEL_IOC_INFO)
+ * the input bytes are not read at all. Every field marked "in" is checked:
+ * unknown flags, clocks or operations, and non-zero reserved fields, are
+ * EINVAL. Fields marked "out" are ignored on input and always written.
  *
  * Errors common to all ioctls: ENOTTY for an unknown command, EFAULT for
  * an argument that cannot be read or written (nothing is changed then).
+ *
+ * ABI version 2 (TWHEEL_VERSION 0.3) changed version 1: clocks are
+ * clockid_t values (version 1 had its own numbering); struct twheel_add
+ * gained period_ns (its 32-byte version 1 form is EINVAL); the cancel
+ * outcomes are named TWHEEL_STATE_*. The records and TWHEEL_IOC_INFO's
+ * first 40 bytes kept their layout.
  */
 #ifndef _UAPI_LINUX_TWHEEL_H
 #define _UAPI_LINUX_TWHEEL_H
@@ -32,54 +58,62 @@
 #include <linux/ioctl.h>
 
 /* The ABI version, reported by TWHEEL_IOC_INFO; the module's version. */
-#define TWHEEL_ABI_VERSION	1
-#define TWHEEL_VERSION		"0.2"
+#define TWHEEL_ABI_VERSION	2
+#define TWHEEL_VERSION		"0.3"
 
-/* The resolution of a new fd: 1 ms. */
+/* The tick of a new fd, and the range TWHEEL_IOC_CONFIG accepts. */
 #define TWHEEL_DEFAULT_TICK_NS	1000000ULL
+#define TWHEEL_MIN_TICK_NS	1000ULL
+#define TWHEEL_MAX_TICK_NS	1000000000ULL
 
-/**
- * enum twheel_clock - the clock a timer's deadline is measured on
- * @TWHEEL_CLOCK_MONOTONIC: CLOCK_MONOTONIC; the default (zero)
- * @TWHEEL_CLOCK_BOOTTIME: CLOCK_BOOTTIME: like monotonic, but counts
- *	time spent in suspend
- * @TWHEEL_CLOCK_REALTIME: CLOCK_REALTIME, for absolute deadlines only
- *	(TWHEEL_ADD_ABSTIME); such a timer follows changes of the wall clock
+/* The most operations one TWHEEL_IOC_SUBMIT takes. */
+#define TWHEEL_MAX_BATCH	1024
+
+/*
+ * Flags of a deadline (struct twheel_add, struct twheel_modify, struct
+ * twheel_op). TWHEEL_ABSTIME: expires_ns is an absolute time on the
+ * timer's clock, not a delay from now. TWHEEL_SET_COOKIE (modify only):
+ * replace the cookie with the one given; without it the cookie is kept.
  */
-enum twheel_clock {
-	TWHEEL_CLOCK_MONOTONIC = 0,
-	TWHEEL_CLOCK_BOOTTIME = 1,
-	TWHEEL_CLOCK_REALTIME = 2,
-};
+#define TWHEEL_ABSTIME		0x00000001U
+#define TWHEEL_SET_COOKIE	0x00000002U
 
-/* struct twheel_add.flags */
-/* expires_ns is an absolute time on the clock, not a delay from now. */
-#define TWHEEL_ADD_ABSTIME	0x00000001U
-#define TWHEEL_ADD_FLAGS	TWHEEL_ADD_ABSTIME
+/*
+ * The state of a timer: pending (its next expiry has not happened yet),
+ * or queued (it expired and its record is unread). Also the outcome of a
+ * cancel or a modify: the state the timer was in.
+ */
+#define TWHEEL_STATE_PENDING	1
+#define TWHEEL_STATE_QUEUED	2
 
 /**
  * struct twheel_add - argument of TWHEEL_IOC_ADD: schedule one timer
- * @cookie: in: any value; returned in the timer's expiry record
- * @expires_ns: in: the deadline: nanoseconds from now (>= 0, else EINVAL),
- *	or with TWHEEL_ADD_ABSTIME the absolute time on @clock, in the
- *	opener's time namespace (any value; for one already past, see
- *	below). A relative deadline that would
- *	overflow saturates at the largest representable time (never wraps).
- * @flags: in: TWHEEL_ADD_* flags; others are EINVAL
- * @clock: in: an enum twheel_clock; others are EINVAL, and
- *	TWHEEL_CLOCK_REALTIME without TWHEEL_ADD_ABSTIME is EINVAL
+ * @cookie: in: any value; returned in the timer's expiry records
+ * @expires_ns: in: the first deadline: nanoseconds from now (>= 0, else
+ *	EINVAL), or with TWHEEL_ABSTIME the absolute time on @clock (any
+ *	value; a deadline already past is due at once, see below). A
+ *	relative deadline that would overflow saturates at the largest
+ *	representable time (never wraps).
+ * @period_ns: in: 0 for a one-shot timer; else the timer is periodic:
+ *	after each expiry the next deadline is the previous one plus
+ *	@period_ns. A period shorter than the fd's tick is taken as one tick.
+ * @flags: in: TWHEEL_ABSTIME or 0; other bits are EINVAL
+ * @clock: in: CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME or CLOCK_TAI
+ *	(any of them on a TWHEEL_CONFIG_MANUAL fd); others are EINVAL
  * @id: out: the new timer's id: never 0, unique within the fd and never
  *	reused while the fd is open
  *
- * The timer expires once, never before its deadline and at most one tick
- * (TWHEEL_DEFAULT_TICK_NS) plus scheduling latency after it; then one
- * struct twheel_event is queued for it. It is due when its clock reaches
- * its deadline tick: the deadline rounded up to a multiple of the tick.
  * A timer whose deadline tick has already been reached is queued before
  * the ioctl returns, behind every record already queued; so is one whose
  * deadline has passed inside the current tick, unless an earlier-added
  * timer of that tick is still pending: then it is queued at the end of
  * the tick, right behind that timer (see struct twheel_event for order).
+ *
+ * A periodic timer has at most one record at a time: expiries while its
+ * record is unread are counted in that record's count (read(2) counts
+ * every deadline that has passed by then), and its next deadline is set
+ * when the record is read. An unread periodic timer therefore causes no
+ * timer interrupts, whatever its period.
  *
  * Errors: EINVAL as above; ENOSPC when the fd already holds its maximum of
  * timers (module parameter max_timers, as it was when the fd was opened;
@@ -90,26 +124,55 @@ enum twheel_clock {
 struct twheel_add {
 	__u64 cookie;
 	__s64 expires_ns;
+	__u64 period_ns;
 	__u32 flags;
 	__u32 clock;
 	__u64 id;
 };
 
-/* struct twheel_cancel.result */
-/* The timer had not expired; it never will. */
-#define TWHEEL_CANCELLED_PENDING	1
-/* The timer had expired and its record was unread; the record is removed. */
-#define TWHEEL_CANCELLED_QUEUED		2
+/**
+ * struct twheel_modify - argument of TWHEEL_IOC_MODIFY: re-arm a timer
+ * @id: in: the timer's id
+ * @cookie: in: the new cookie, used only with TWHEEL_SET_COOKIE
+ * @expires_ns: in: the new next deadline, as in struct twheel_add, on the
+ *	timer's own clock (which does not change)
+ * @period_ns: in: the new period, as in struct twheel_add (0: one-shot)
+ * @flags: in: TWHEEL_ABSTIME, TWHEEL_SET_COOKIE; other bits are EINVAL
+ * @result: out: the state the timer was in: TWHEEL_STATE_PENDING, or
+ *	TWHEEL_STATE_QUEUED, in which case its unread record is retracted
+ *	(never read)
+ *
+ * One step, atomic against the timer's expiry: afterwards the timer is
+ * exactly as if added now with these values, except that it keeps its id
+ * (and its cookie without TWHEEL_SET_COOKIE). Among timers of one deadline
+ * tick, it comes after those added or modified before it.
+ *
+ * Errors: ENOENT when the fd holds no such timer (unknown, cancelled, a
+ * one-shot timer whose record was read, or an id of another fd); EINVAL;
+ * ENOMEM (making a one-shot timer periodic may allocate). On any error the
+ * timer is unchanged.
+ */
+struct twheel_modify {
+	__u64 id;
+	__u64 cookie;
+	__s64 expires_ns;
+	__u64 period_ns;
+	__u32 flags;
+	__u32 result;
+};
 
 /**
  * struct twheel_cancel - argument of TWHEEL_IOC_CANCEL: cancel one timer
- * @id: in: the timer's id, from TWHEEL_IOC_ADD on this fd
+ * @id: in: the timer's id
  * @flags: in: must be 0 (EINVAL otherwise)
- * @result: out: TWHEEL_CANCELLED_PENDING or TWHEEL_CANCELLED_QUEUED
+ * @result: out: the state the timer was in: TWHEEL_STATE_PENDING, or
+ *	TWHEEL_STATE_QUEUED, in which case its unread record is retracted
  *
- * After a successful cancel no record for the timer will ever be read.
- * Errors: ENOENT when the fd holds no such timer: an unknown id, one whose
- * record was already read, one already cancelled, or an id of another fd.
+ * After a successful cancel no record for the timer will ever be read,
+ * and its id is unknown to the fd.
+ * Errors: ENOENT when the fd holds no such timer: an unknown id, a
+ * one-shot timer whose record was already read, one already cancelled,
+ * or an id of another fd.
  */
 struct twheel_cancel {
 	__u64 id;
@@ -118,27 +181,221 @@ struct twheel_cancel {
 };
 
 /**
+ * struct twheel_status - one timer, as TWHEEL_IOC_QUERY and TWHEEL_IOC_LIST
+ *	report it
+ * @id: the timer's id
+ * @cookie: its cookie
+ * @deadline_ns: the absolute time, on @clock, of its next expiry not yet
+ *	reported: its deadline rounded up to the fd's tick (by less than one
+ *	tick; exact on a period's multiples); 0 when none is coming (a
+ *	one-shot timer whose record is queued)
+ * @period_ns: its period (0: one-shot)
+ * @count: the expiries its queued record stands for if it were read now;
+ *	0 while pending
+ * @remaining_ns: @deadline_ns minus the present time of @clock, at least
+ *	0; 0 when none is coming
+ * @clock: its clockid
+ * @state: TWHEEL_STATE_PENDING or TWHEEL_STATE_QUEUED
+ *
+ * The values of one status are taken together, under the fd's lock.
+ * Re-adding a timer with @deadline_ns as an absolute deadline (and
+ * @period_ns) re-creates it, never earlier than it would have expired.
+ */
+struct twheel_status {
+	__u64 id;
+	__u64 cookie;
+	__s64 deadline_ns;
+	__u64 period_ns;
+	__u64 count;
+	__s64 remaining_ns;
+	__u32 clock;
+	__u32 state;
+};
+
+/**
+ * struct twheel_query - argument of TWHEEL_IOC_QUERY: one timer's status
+ * @id: in: the timer's id
+ * @flags: in: must be 0
+ * @__reserved: in: must be 0
+ * @status: out: the timer's status
+ *
+ * Errors: ENOENT as for TWHEEL_IOC_CANCEL. Nothing is changed.
+ */
+struct twheel_query {
+	__u64 id;
+	__u32 flags;
+	__u32 __reserved;
+	struct twheel_status status;
+};
+
+/**
+ * struct twheel_list - argument of TWHEEL_IOC_LIST: the fd's timers
+ * @statuses: in: user pointer to an array of @capacity struct twheel_status
+ * @capacity: in: its length, at least 1 (else EINVAL)
+ * @count: out: the entries written
+ * @cursor: in: 0 to start a listing, or the @cursor a call of it returned;
+ *	out: where the next call goes on, or 0 when the listing is complete
+ *	(a call may write fewer than @capacity entries and still return a
+ *	non-zero cursor)
+ * @status_size: in: sizeof(struct twheel_status), 56 (else EINVAL)
+ * @flags: in: must be 0
+ *
+ * A listing (the calls from cursor 0 until the cursor comes back 0)
+ * reports every timer that exists throughout it exactly once; a timer
+ * added or removed during it is reported at most once. Each entry is
+ * consistent in itself (see struct twheel_status); the order is the
+ * fd's internal order, not deadline order. Nothing is changed. If the
+ * array cannot be written, EFAULT: repeat the call with the same cursor.
+ */
+struct twheel_list {
+	__u64 statuses;
+	__u32 capacity;
+	__u32 count;
+	__u64 cursor;
+	__u32 status_size;
+	__u32 flags;
+};
+
+/* struct twheel_op.op */
+#define TWHEEL_OP_ADD		1
+#define TWHEEL_OP_MODIFY	2
+#define TWHEEL_OP_CANCEL	3
+#define TWHEEL_OP_QUERY		4
+
+/**
+ * struct twheel_op - one operation of a TWHEEL_IOC_SUBMIT batch
+ * @op: in: TWHEEL_OP_ADD, TWHEEL_OP_MODIFY, TWHEEL_OP_CANCEL or
+ *	TWHEEL_OP_QUERY
+ * @flags: in: the flags of that operation's struct (TWHEEL_ABSTIME;
+ *	TWHEEL_SET_COOKIE for MODIFY; 0 for CANCEL and QUERY)
+ * @id: in: the timer (MODIFY, CANCEL, QUERY); out: ADD's new id
+ * @cookie: in: ADD, and MODIFY with TWHEEL_SET_COOKIE; out: QUERY
+ * @expires_ns: in: ADD, MODIFY; out: QUERY's deadline_ns
+ * @period_ns: in: ADD, MODIFY; out: QUERY
+ * @clock: in: ADD; out: QUERY
+ * @error: out: 0, or the negative errno the single ioctl would have
+ *	failed with (the operation then changed nothing)
+ * @result: out: MODIFY, CANCEL: the state the timer was in; QUERY: its
+ *	state
+ * @__reserved: in: must be 0
+ * @count: out: QUERY
+ * @remaining_ns: out: QUERY
+ *
+ * Each operation behaves exactly as its single ioctl. Fields an operation
+ * does not take as input are ignored on input; on output every field is
+ * written: inputs as given, outputs the operation does not produce as 0
+ * (on error, all outputs but @error are 0).
+ */
+struct twheel_op {
+	__u32 op;
+	__u32 flags;
+	__u64 id;
+	__u64 cookie;
+	__s64 expires_ns;
+	__u64 period_ns;
+	__u32 clock;
+	__s32 error;
+	__u32 result;
+	__u32 __reserved;
+	__u64 count;
+	__s64 remaining_ns;
+};
+
+/**
+ * struct twheel_submit - argument of TWHEEL_IOC_SUBMIT: a batch
+ * @ops: in: user pointer to an array of @nr struct twheel_op
+ * @nr: in: its length, 0 to TWHEEL_MAX_BATCH (else EINVAL, checked first)
+ * @op_size: in: sizeof(struct twheel_op), 72 (else EINVAL)
+ * @flags: in: must be 0
+ * @__reserved: in: must be 0
+ *
+ * The operations are done in array order, each written back (error and
+ * outputs) before the next starts. An operation that fails sets its
+ * @error and the batch goes on. If an operation cannot be read or written
+ * back, the batch stops before it, with that operation not done.
+ *
+ * Return (of ioctl(2)): the number of operations done, each with its
+ * result written: @nr, or fewer when one could not be read or written
+ * (or a fatal signal arrived); -1 with EFAULT if the first one could not
+ * be; -1 with EINVAL for a bad struct twheel_submit (no operation done).
+ */
+struct twheel_submit {
+	__u64 ops;
+	__u32 nr;
+	__u32 op_size;
+	__u32 flags;
+	__u32 __reserved;
+};
+
+/* struct twheel_config.flags: the fd's clock is manual. */
+#define TWHEEL_CONFIG_MANUAL	0x00000001U
+
+/**
+ * struct twheel_config - argument of TWHEEL_IOC_CONFIG: set up the fd
+ * @tick_ns: in: the fd's tick, TWHEEL_MIN_TICK_NS (1 us) to
+ *	TWHEEL_MAX_TICK_NS (1 s); else EINVAL
+ * @flags: in: TWHEEL_CONFIG_MANUAL or 0; other bits are EINVAL
+ * @__reserved: in: must be 0
+ *
+ * Allowed only before the fd's first timer is added (EBUSY after, even
+ * once that timer is gone); it may be repeated before, the last one
+ * counts.
+ *
+ * TWHEEL_CONFIG_MANUAL: the fd's timers, on whatever clock they are
+ * added, all run on one manual clock that starts at 0 and moves only by
+ * TWHEEL_IOC_ADVANCE; times given and reported are on that clock (no
+ * time namespace applies). For testing timeout logic without waiting.
+ */
+struct twheel_config {
+	__u64 tick_ns;
+	__u32 flags;
+	__u32 __reserved;
+};
+
+/**
+ * struct twheel_advance - argument of TWHEEL_IOC_ADVANCE: move the manual
+ *	clock
+ * @delta_ns: in: how far forward, in nanoseconds (the clock saturates at
+ *	the largest representable time)
+ * @flags: in: must be 0
+ * @__reserved: in: must be 0
+ * @now_ns: out: the manual clock's time afterwards
+ *
+ * Before it returns, every timer due by the new time is queued, in the
+ * order of struct twheel_event (poll waiters are woken). A delta of 0
+ * reads the clock. Errors: EINVAL on an fd without TWHEEL_CONFIG_MANUAL.
+ */
+struct twheel_advance {
+	__u64 delta_ns;
+	__u32 flags;
+	__u32 __reserved;
+	__s64 now_ns;
+};
+
+/**
  * struct twheel_event - one expiry record, as read(2) returns it
  * @id: the timer's id
  * @cookie: the timer's cookie
  * @time_ns: the time on the timer's clock at which the record was queued
  *	(never before the deadline), in the opener's time namespace
- * @count: the number of expirations this record stands for (1 for a
- *	one-shot timer)
- * @clock: the timer's enum twheel_clock
+ * @count: the number of expiries this record stands for: 1 for a
+ *	one-shot timer; for a periodic one, every deadline that had passed
+ *	when the record was read (at least 1)
+ * @clock: the timer's clockid
  * @flags: 0 (reserved for future record kinds)
  *
  * read(2) returns as many whole records as fit in the buffer, in the
  * order they were queued. Within a clock, the timers that fall due
  * together are queued in order of deadline tick, those of one deadline
- * tick in the order they were added; timers of equal deadline therefore
- * always come out in the order they were added (one added after its
+ * tick in the order they were added (or modified); timers of equal
+ * deadline therefore always come out in that order (one added after its
  * deadline included: see struct twheel_add). It blocks for the first
- * record unless the fd is O_NONBLOCK (EAGAIN). A buffer smaller
- * than one record is EINVAL. A signal while blocked gives EINTR, or
- * restarts the read under SA_RESTART. If copying a record out faults,
- * that record and the ones after it stay queued: the read returns the
- * bytes copied before it, or EFAULT if none.
+ * record unless the fd is O_NONBLOCK (EAGAIN). A buffer smaller than one
+ * record is EINVAL. A signal while blocked gives EINTR, or restarts the
+ * read under SA_RESTART. If copying a record out faults, that record and
+ * the ones after it stay queued: the read returns the bytes copied before
+ * it, or EFAULT if none. Reading a periodic timer's record sets its next
+ * deadline: the first one after the present, on the period's grid.
  */
 struct twheel_event {
 	__u64 id;
@@ -149,14 +406,32 @@ struct twheel_event {
 	__u32 flags;
 };
 
+/* struct twheel_info.features */
+#define TWHEEL_FEATURE_PERIODIC		(1ULL << 0)	/* period_ns */
+#define TWHEEL_FEATURE_TIMENS		(1ULL << 1)	/* time namespaces */
+#define TWHEEL_FEATURE_MANUAL_CLOCK	(1ULL << 2)	/* TWHEEL_CONFIG_MANUAL */
+#define TWHEEL_FEATURE_RELATIVE_WALL	(1ULL << 3)	/* relative REALTIME/TAI */
+
 /**
- * struct twheel_info - argument of TWHEEL_IOC_INFO: what the fd is
+ * struct twheel_info - argument of TWHEEL_IOC_INFO: the handshake
  * @version: out: TWHEEL_ABI_VERSION of the running module
  * @event_size: out: sizeof(struct twheel_event) of the running module
- * @tick_ns: out: the fd's resolution in nanoseconds
+ * @tick_ns: out: the fd's tick in nanoseconds
  * @max_timers: out: the most timers the fd may hold
  * @timers: out: the timers it holds: pending, plus expired and unread
  * @queued: out: the expiry records queued and unread
+ * @features: out: TWHEEL_FEATURE_* bits the module has
+ * @ioctls: out: bit _IOC_NR(cmd) set for each TWHEEL_IOC_* it knows
+ * @clocks: out: bit (1 << clockid) set for each clock it takes
+ * @min_tick_ns: out: TWHEEL_MIN_TICK_NS
+ * @max_tick_ns: out: TWHEEL_MAX_TICK_NS
+ * @config_flags: out: the fd's TWHEEL_CONFIG_* flags
+ * @op_size: out: sizeof(struct twheel_op)
+ * @status_size: out: sizeof(struct twheel_status)
+ * @max_batch: out: TWHEEL_MAX_BATCH
+ *
+ * The first 40 bytes are those of ABI version 1, so a program of any
+ * version can read @version first.
  */
 struct twheel_info {
 	__u32 version;
@@ -165,6 +440,15 @@ struct twheel_info {
 	__u64 max_timers;
 	__u64 timers;
 	__u64 queued;
+	__u64 features;
+	__u64 ioctls;
+	__u64 clocks;
+	__u64 min_tick_ns;
+	__u64 max_tick_ns;
+	__u32 config_flags;
+	__u32 op_size;
+	__u32 status_size;
+	__u32 max_batch;
 };
 
 /* ioctl type 0xBA, numbers 0x00-0x0F (ioctl-number.rst lists it free). */
@@ -173,5 +457,11 @@ struct twheel_info {
 #define TWHEEL_IOC_INFO		_IOR(TWHEEL_IOC_TYPE, 0x00, struct twheel_info)
 #define TWHEEL_IOC_ADD		_IOWR(TWHEEL_IOC_TYPE, 0x01, struct twheel_add)
 #define TWHEEL_IOC_CANCEL	_IOWR(TWHEEL_IOC_TYPE, 0x02, struct twheel_cancel)
+#define TWHEEL_IOC_MODIFY	_IOWR(TWHEEL_IOC_TYPE, 0x03, struct twheel_modify)
+#define TWHEEL_IOC_QUERY	_IOWR(TWHEEL_IOC_TYPE, 0x04, struct twheel_query)
+#define TWHEEL_IOC_LIST		_IOWR(TWHEEL_IOC_TYPE, 0x05, struct twheel_list)
+#define TWHEEL_IOC_SUBMIT	_IOW(TWHEEL_IOC_TYPE, 0x06, struct twheel_submit)
+#define TWHEEL_IOC_CONFIG	_IOW(TWHEEL_IOC_TYPE, 0x07, struct twheel_config)
+#define TWHEEL_IOC_ADVANCE	_IOWR(TWHEEL_IOC_TYPE, 0x08, struct twheel_advance)
 
 #endif /* _UAPI_LINUX_TWHEEL_H */

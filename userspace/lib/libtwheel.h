@@ -1,9 +1,20 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * libtwheel - a thin C wrapper over /dev/twheel (see <linux/twheel.h>).
+ * libtwheel - a thin C library over /dev/twheel (see <linux/twheel.h>).
  *
  * Every function returns -1 and leaves the kernel's errno on failure,
  * exactly as the underlying system call did; nothing is retried or hidden.
+ * Requests are the ABI's own structs, filled with designated initialisers,
+ * so no two arguments of one type can be swapped by mistake:
+ *
+ *	struct twheel_add a = {
+ *		.cookie = conn_id,
+ *		.expires_ns = 30 * TWHEEL_SEC,
+ *		.clock = CLOCK_MONOTONIC,
+ *	};
+ *	if (twheel_add(fd, &a) < 0)
+ *		err(1, "twheel_add");
+ *	... a.id is the timer's id ...
  */
 #ifndef LIBTWHEEL_H
 #define LIBTWHEEL_H
@@ -11,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include <linux/twheel.h>
 
@@ -18,31 +30,63 @@
 extern "C" {
 #endif
 
-/* open("/dev/twheel"); flags: O_CLOEXEC and/or O_NONBLOCK. Returns the fd. */
+#define TWHEEL_USEC	1000LL
+#define TWHEEL_MSEC	1000000LL
+#define TWHEEL_SEC	1000000000LL
+
+/*
+ * open("/dev/twheel") with @flags (O_CLOEXEC, O_NONBLOCK), then the
+ * handshake: fails with EPROTO (fd closed) when the running module's ABI
+ * version is not TWHEEL_ABI_VERSION. Returns the fd.
+ */
 int twheel_open(int flags);
 
-/*
- * Schedule a timer: @expires_ns from now, or at that absolute time of
- * @clock with TWHEEL_ADD_ABSTIME in @flags. Stores the timer's id in *@id
- * (if @id is not NULL). Returns 0.
- */
-int twheel_add(int fd, uint64_t cookie, int64_t expires_ns, uint32_t clock,
-	       uint32_t flags, uint64_t *id);
-
-/*
- * Cancel timer @id. Returns TWHEEL_CANCELLED_PENDING or
- * TWHEEL_CANCELLED_QUEUED; -1 with errno ENOENT if there is no such timer.
- */
-int twheel_cancel(int fd, uint64_t id);
-
-/* Read up to @n records. Returns how many were read (>= 1), or -1. */
-ssize_t twheel_read(int fd, struct twheel_event *ev, size_t n);
-
-/* What the fd is. Returns 0. */
+/* TWHEEL_IOC_INFO. Returns 0. */
 int twheel_info(int fd, struct twheel_info *info);
 
-/* The current time of a twheel clock, in nanoseconds (for ABSTIME). */
-int64_t twheel_now(uint32_t clock);
+/* TWHEEL_IOC_CONFIG: tick and manual clock, before the first timer. */
+int twheel_config(int fd, const struct twheel_config *cfg);
+
+/* TWHEEL_IOC_ADD; on success @req->id is the new timer's id. Returns 0. */
+int twheel_add(int fd, struct twheel_add *req);
+
+/*
+ * TWHEEL_IOC_MODIFY. Returns the state the timer was in
+ * (TWHEEL_STATE_PENDING, or TWHEEL_STATE_QUEUED: its record retracted).
+ */
+int twheel_modify(int fd, struct twheel_modify *req);
+
+/* TWHEEL_IOC_CANCEL of timer @id. Returns the state it was in. */
+int twheel_cancel(int fd, uint64_t id);
+
+/* TWHEEL_IOC_QUERY of timer @id into *@st. Returns 0. */
+int twheel_query(int fd, uint64_t id, struct twheel_status *st);
+
+/*
+ * One TWHEEL_IOC_LIST call: up to @n statuses into @st, from *@cursor
+ * (0 to start); *@cursor is set to where the next call goes on, 0 when
+ * the listing is complete. Returns the number of entries written.
+ */
+ssize_t twheel_list(int fd, uint64_t *cursor, struct twheel_status *st,
+		    size_t n);
+
+/*
+ * TWHEEL_IOC_SUBMIT of @nr operations (at most TWHEEL_MAX_BATCH). Returns
+ * the number done (each with its error and outputs written).
+ */
+int twheel_submit(int fd, struct twheel_op *ops, unsigned int nr);
+
+/*
+ * TWHEEL_IOC_ADVANCE of a TWHEEL_CONFIG_MANUAL fd by @delta_ns; stores the
+ * clock's new time in *@now_ns if not NULL. Returns 0.
+ */
+int twheel_advance(int fd, uint64_t delta_ns, int64_t *now_ns);
+
+/* read(2) of up to @n records. Returns how many were read (>= 1). */
+ssize_t twheel_read(int fd, struct twheel_event *ev, size_t n);
+
+/* clock_gettime(@clock) in nanoseconds, for absolute deadlines; -1 on error. */
+int64_t twheel_now(clockid_t clock);
 
 #ifdef __cplusplus
 }
