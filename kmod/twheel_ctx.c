@@ -11,9 +11,14 @@
  * the clock's present, turns every timer handed back into a queued record,
  * re-arms the hrtimer for the wheel's next event: at its own priority, on
  * its own CPU time, and in chunks of at most TWHEEL_CHUNK entries per hold
- * of the lock. read() consumes records and frees their timers;
- * twheel_ctx_cancel() frees a timer in either state. Each timer thus ends
- * exactly once: read, or cancelled.
+ * of the lock. read() consumes records and frees their one-shot timers;
+ * a periodic timer goes back into the wheel when its record is read, for
+ * the first deadline of its period's grid after the present, with the
+ * record's count telling how many deadlines passed (as timerfd re-arms in
+ * read, not in its callback: an unread periodic timer costs no interrupt).
+ * A cancel frees a timer in either state; a modify takes it out of either
+ * and places it again. Each expiry thus ends exactly once: read, or
+ * retracted by a cancel or a modify.
  *
  * Time: deadlines round up to the next tick and the present rounds down
  * (twheel_time.h), so no timer is queued early; the hrtimer is armed for
@@ -50,12 +55,13 @@
  * @rec.link: in ctx->ready (the same list_head as @entry.node)
  * @rec.time_ns: when the record was queued, on the timer's clock (kernel
  *               time, not the namespace's)
- * @word: the id (key of ctx->ids), with the state and the clock kept in
- *        bits ids leave free (TWHEEL_IDS_FREE_BITS)
+ * @word: the id (key of ctx->ids), with the state, the clock and the size
+ *        kept in bits ids leave free (TWHEEL_IDS_FREE_BITS)
  * @cookie: the caller's cookie
  *
  * 40 bytes: the wheel's entry is reused for the record once the wheel has
- * handed the timer back.
+ * handed the timer back. A one-shot timer is only this; a timer that is,
+ * or was once, periodic is a struct twheel_ptimer (TWHEEL_TIMER_BIG).
  */
 struct twheel_timer {
 	union {
@@ -69,9 +75,23 @@ struct twheel_timer {
 	u64 cookie;
 };
 
+/**
+ * struct twheel_ptimer - a timer that can be periodic
+ * @t: the timer
+ * @deadline_ns: its next deadline while pending; while queued, the first
+ *               deadline its record counts (kernel time, exact)
+ * @period_ns: its period, at least one tick; 0 for one-shot
+ */
+struct twheel_ptimer {
+	struct twheel_timer t;
+	s64 deadline_ns;
+	u64 period_ns;
+};
+
 #define TWHEEL_TIMER_QUEUED	BIT_ULL(31)	/* else pending */
 #define TWHEEL_TIMER_CLOCK_SHIFT	32
 #define TWHEEL_TIMER_CLOCK_MASK	(3ULL << TWHEEL_TIMER_CLOCK_SHIFT)
+#define TWHEEL_TIMER_BIG	BIT_ULL(34)	/* a struct twheel_ptimer */
 
 static inline u64 twheel_timer_id(const struct twheel_timer *t)
 {
@@ -88,27 +108,75 @@ static inline bool twheel_timer_queued(const struct twheel_timer *t)
 	return t->word & TWHEEL_TIMER_QUEUED;
 }
 
+static inline struct twheel_ptimer *twheel_ptimer(struct twheel_timer *t)
+{
+	return t->word & TWHEEL_TIMER_BIG ?
+	       container_of(t, struct twheel_ptimer, t) : NULL;
+}
+
+static inline bool twheel_timer_periodic(struct twheel_timer *t)
+{
+	struct twheel_ptimer *pt = twheel_ptimer(t);
+
+	return pt && pt->period_ns;
+}
+
 static struct kmem_cache *twheel_timer_cache;
+static struct kmem_cache *twheel_ptimer_cache;
+
+static void twheel_timer_release(struct twheel_timer *t)
+{
+	struct twheel_ptimer *pt = twheel_ptimer(t);
+
+	if (pt)
+		kmem_cache_free(twheel_ptimer_cache, pt);
+	else
+		kmem_cache_free(twheel_timer_cache, t);
+}
 
 static const clockid_t twheel_clockids[TWHEEL_NR_CLOCKS] = {
-	[TWHEEL_CLOCK_MONOTONIC] = CLOCK_MONOTONIC,
-	[TWHEEL_CLOCK_BOOTTIME] = CLOCK_BOOTTIME,
-	[TWHEEL_CLOCK_REALTIME] = CLOCK_REALTIME,
+	[TWHEEL_CLK_MONOTONIC] = CLOCK_MONOTONIC,
+	[TWHEEL_CLK_BOOTTIME] = CLOCK_BOOTTIME,
+	[TWHEEL_CLK_REALTIME] = CLOCK_REALTIME,
+	[TWHEEL_CLK_TAI] = CLOCK_TAI,
 };
 
 static const char *const twheel_clock_names[TWHEEL_NR_CLOCKS] = {
-	[TWHEEL_CLOCK_MONOTONIC] = "monotonic",
-	[TWHEEL_CLOCK_BOOTTIME] = "boottime",
-	[TWHEEL_CLOCK_REALTIME] = "realtime",
+	[TWHEEL_CLK_MONOTONIC] = "monotonic",
+	[TWHEEL_CLK_BOOTTIME] = "boottime",
+	[TWHEEL_CLK_REALTIME] = "realtime",
+	[TWHEEL_CLK_TAI] = "tai",
 };
 
-static s64 twheel_clock_now(u32 clock)
+/**
+ * twheel_clock_index() - the index of a clock the ABI names by clockid_t
+ * @clockid: CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME or CLOCK_TAI
+ *
+ * Return: its enum twheel_clk, or -EINVAL for any other value.
+ */
+int twheel_clock_index(u32 clockid)
 {
+	int i;
+
+	for (i = 0; i < TWHEEL_NR_CLOCKS; i++)
+		if (clockid == (u32)twheel_clockids[i])
+			return i;
+	return -EINVAL;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_clock_index);
+
+/* The present of @clock, in the kernel's time (or the manual clock). */
+static s64 twheel_clock_now(struct twheel_ctx *ctx, u32 clock)
+{
+	if (ctx->manual)
+		return ctx->manual_ns;
 	switch (clock) {
-	case TWHEEL_CLOCK_BOOTTIME:
+	case TWHEEL_CLK_BOOTTIME:
 		return ktime_get_boottime();
-	case TWHEEL_CLOCK_REALTIME:
+	case TWHEEL_CLK_REALTIME:
 		return ktime_get_real();
+	case TWHEEL_CLK_TAI:
+		return ktime_get_clocktai();
 	default:
 		return ktime_get();
 	}
@@ -146,6 +214,12 @@ static void twheel_base_arm(struct twheel_base *base)
 {
 	u64 next;
 
+	if (base->ctx->manual) {
+		/* Only TWHEEL_IOC_ADVANCE moves a manual clock. */
+		base->armed = twheel_wheel_empty(&base->wheel) ? TWHEEL_NEVER :
+			      twheel_wheel_next(&base->wheel);
+		return;
+	}
 	if (twheel_wheel_empty(&base->wheel)) {
 		base->armed = TWHEEL_NEVER;
 		/* A callback running now only marks and wakes: harmless. */
@@ -245,7 +319,7 @@ static bool twheel_ctx_update_chunk(struct twheel_ctx *ctx)
 		struct twheel_base *base = ctx->bases[i];
 
 		if (base && !twheel_base_update(base,
-						twheel_clock_now(base->clock),
+						twheel_clock_now(ctx, base->clock),
 						&budget, false))
 			done = false;
 	}
@@ -312,7 +386,8 @@ static struct twheel_base *twheel_ctx_base(struct twheel_ctx *ctx, u32 clock)
 	base->armed = TWHEEL_NEVER;
 	INIT_LIST_HEAD(&base->rebase);
 	twheel_wheel_init(&base->wheel,
-			  twheel_now_tick(twheel_clock_now(clock), ctx->tick_ns));
+			  twheel_now_tick(twheel_clock_now(ctx, clock),
+					  ctx->tick_ns));
 	twheel_hrtimer_setup(&base->hrtimer, twheel_base_fired,
 			     twheel_clockids[clock], HRTIMER_MODE_ABS);
 	ctx->bases[clock] = base;
@@ -325,12 +400,11 @@ static void twheel_ctx_timens(struct twheel_ctx *ctx)
 	struct timespec64 ts = { 0, 0 };
 
 	timens_add_monotonic(&ts);
-	ctx->ns_offset[TWHEEL_CLOCK_MONOTONIC] = timespec64_to_ns(&ts);
+	ctx->ns_offset[TWHEEL_CLK_MONOTONIC] = timespec64_to_ns(&ts);
 	ts = (struct timespec64){ 0, 0 };
 	timens_add_boottime(&ts);
-	ctx->ns_offset[TWHEEL_CLOCK_BOOTTIME] = timespec64_to_ns(&ts);
-	/* Time namespaces leave CLOCK_REALTIME alone. */
-	ctx->ns_offset[TWHEEL_CLOCK_REALTIME] = 0;
+	ctx->ns_offset[TWHEEL_CLK_BOOTTIME] = timespec64_to_ns(&ts);
+	/* Time namespaces leave CLOCK_REALTIME and CLOCK_TAI alone. */
 }
 
 /**
@@ -380,7 +454,7 @@ void twheel_ctx_destroy(struct twheel_ctx *ctx)
 		if (ctx->bases[i])
 			hrtimer_cancel(&ctx->bases[i]->hrtimer);
 	while ((t = twheel_ids_next(&ctx->ids, &slot))) {
-		kmem_cache_free(twheel_timer_cache, t);
+		twheel_timer_release(t);
 		if (++n % TWHEEL_CHUNK == 0)
 			cond_resched();
 	}
@@ -405,31 +479,45 @@ static void twheel_timer_free(struct twheel_ctx *ctx, struct twheel_timer *t)
 {
 	twheel_ids_remove(&ctx->ids, twheel_timer_id(t));
 	ctx->nr_timers--;
-	kmem_cache_free(twheel_timer_cache, t);
+	twheel_timer_release(t);
+}
+
+/* Caller holds the lock. Take @t out of the wheel or the queue. */
+static void twheel_timer_unlink(struct twheel_ctx *ctx, struct twheel_timer *t)
+{
+	if (!twheel_timer_queued(t)) {
+		twheel_wheel_remove(&ctx->bases[twheel_timer_clock(t)]->wheel,
+				    &t->entry);
+	} else {
+		list_del(&t->rec.link);
+		WRITE_ONCE(ctx->nr_queued, ctx->nr_queued - 1);
+		t->word &= ~TWHEEL_TIMER_QUEUED;
+	}
 }
 
 /* Caller holds the lock. Take @t out of the wheel or the queue, and free it. */
 static void twheel_timer_cancel(struct twheel_ctx *ctx, struct twheel_timer *t)
 {
-	struct twheel_base *base;
+	struct twheel_base *base = ctx->bases[twheel_timer_clock(t)];
+	bool pending = !twheel_timer_queued(t);
 
-	if (!twheel_timer_queued(t)) {
-		base = ctx->bases[twheel_timer_clock(t)];
-		twheel_wheel_remove(&base->wheel, &t->entry);
-		/* Keep an idle fd free of wake-ups. */
-		if (twheel_wheel_empty(&base->wheel))
-			twheel_base_arm(base);
-	} else {
-		list_del(&t->rec.link);
-		WRITE_ONCE(ctx->nr_queued, ctx->nr_queued - 1);
-	}
+	twheel_timer_unlink(ctx, t);
+	/* Keep an idle fd free of wake-ups. */
+	if (pending && twheel_wheel_empty(&base->wheel))
+		twheel_base_arm(base);
 	twheel_timer_free(ctx, t);
+}
+
+/* The opener's namespace offset of @clock; none on a manual clock. */
+static s64 twheel_ctx_offset(struct twheel_ctx *ctx, u32 clock)
+{
+	return ctx->manual ? 0 : ctx->ns_offset[clock];
 }
 
 /* The user's time on @clock (namespace time) to the kernel's, saturating. */
 static s64 twheel_ctx_to_kernel(struct twheel_ctx *ctx, u32 clock, s64 ns)
 {
-	s64 off = ctx->ns_offset[clock], r;
+	s64 off = twheel_ctx_offset(ctx, clock), r;
 
 	if (check_sub_overflow(ns, off, &r))
 		return off > 0 ? KTIME_MIN : KTIME_MAX;
@@ -439,196 +527,570 @@ static s64 twheel_ctx_to_kernel(struct twheel_ctx *ctx, u32 clock, s64 ns)
 /* The kernel's time on @clock to the user's, saturating. */
 static s64 twheel_ctx_to_user(struct twheel_ctx *ctx, u32 clock, s64 ns)
 {
+	s64 off = twheel_ctx_offset(ctx, clock), r;
+
+	if (check_add_overflow(ns, off, &r))
+		return off > 0 ? KTIME_MAX : KTIME_MIN;
+	return r;
+}
+
+/* @d + @n * @p, saturating at KTIME_MAX. */
+static s64 twheel_periods_after(s64 d, u64 n, u64 p)
+{
+	u64 step;
 	s64 r;
 
-	if (check_add_overflow(ns, ctx->ns_offset[clock], &r))
-		return ctx->ns_offset[clock] > 0 ? KTIME_MAX : KTIME_MIN;
+	if (check_mul_overflow(n, p, &step) || step > KTIME_MAX ||
+	    check_add_overflow(d, (s64)step, &r))
+		return KTIME_MAX;
 	return r;
 }
 
 /*
- * Caller holds the lock, the wheels updated. Schedule @t for @req.
- * Return: 0; -EAGAIN when the clock's wheel is not up to date yet (the
- * caller releases the lock and comes back); -ENOSPC, -ENOMEM.
+ * The expiries a queued periodic timer stands for at @now_ns: its first
+ * deadline, and every later one of its grid that has passed. At least 1
+ * (the wall clock may have been set back since it was queued).
  */
-static int twheel_ctx_add_locked(struct twheel_ctx *ctx,
-				 struct twheel_add *req,
-				 struct twheel_timer *t)
+static u64 twheel_ptimer_count(const struct twheel_ptimer *pt, s64 now_ns)
 {
-	u64 budget = TWHEEL_CHUNK, tick;
-	struct twheel_base *base;
-	s64 now_ns, deadline;
+	if (now_ns <= pt->deadline_ns)
+		return 1;
+	return 1 + div64_u64((u64)now_ns - (u64)pt->deadline_ns, pt->period_ns);
+}
+
+/*
+ * Caller holds the lock; @t is in neither the wheel nor the queue, and
+ * its clock's wheel is up to date at @now_ns unless @deadline is after
+ * @now_ns. Place @t for @deadline (kernel time): queue its record at once
+ * when its deadline tick has been reached, or when its deadline has
+ * passed inside the current tick and no timer of that tick waits in the
+ * wheel (one that does was added earlier and comes first: this one then
+ * waits for the tick, behind it); else put it in the wheel.
+ */
+static void twheel_timer_place(struct twheel_ctx *ctx, struct twheel_timer *t,
+			       s64 deadline, s64 now_ns)
+{
+	struct twheel_base *base = ctx->bases[twheel_timer_clock(t)];
+	struct twheel_ptimer *pt = twheel_ptimer(t);
+	u64 tick = twheel_deadline_tick(deadline, ctx->tick_ns);
 	LIST_HEAD(one);
-	int ret;
 
-	if (ctx->nr_timers >= ctx->max_timers)
-		return -ENOSPC;
-	base = twheel_ctx_base(ctx, req->clock);
-	if (!base)
-		return -ENOMEM;
-	/*
-	 * This clock's wheel must be up to date at the present used below:
-	 * whatever is due by then goes first.
-	 */
-	now_ns = twheel_clock_now(req->clock);
-	if (!twheel_base_update(base, now_ns, &budget, true)) {
-		/* The rest is done as if an hrtimer had fired. */
-		twheel_ctx_kick(ctx);
-		return -EAGAIN;
-	}
-	ret = twheel_ids_alloc(&ctx->ids, t, &req->id);
-	if (ret)
-		return ret;
-	ctx->nr_timers++;
-	t->word = req->id | (u64)req->clock << TWHEEL_TIMER_CLOCK_SHIFT;
-	t->cookie = req->cookie;
-
-	if (req->flags & TWHEEL_ADD_ABSTIME)
-		deadline = twheel_ctx_to_kernel(ctx, req->clock,
-						req->expires_ns);
-	else
-		deadline = twheel_add_ns(now_ns, req->expires_ns);
-	tick = twheel_deadline_tick(deadline, ctx->tick_ns);
-	/*
-	 * Queue it at once when its deadline tick has been reached; or when
-	 * its deadline has passed inside the current tick and no timer of
-	 * that tick waits in the wheel (one that does was added earlier and
-	 * comes first: this one then waits for the tick, behind it).
-	 */
+	if (pt)
+		pt->deadline_ns = deadline;
 	if (tick <= base->wheel.clk ||
 	    (deadline <= now_ns && !twheel_wheel_holds(&base->wheel, tick))) {
 		t->word |= TWHEEL_TIMER_QUEUED;
 		t->rec.time_ns = now_ns;
 		list_add_tail(&t->rec.link, &one);
 		twheel_ctx_queue(ctx, &one, 1, true);
-		return 0;
+		return;
 	}
 	twheel_wheel_add(&base->wheel, &t->entry, tick);
 	if (tick < base->armed)
 		twheel_base_arm(base);
+}
+
+/* A deadline given by the user (@flags, @expires_ns) in kernel time. */
+static s64 twheel_ctx_deadline(struct twheel_ctx *ctx, u32 clock, u32 flags,
+			       s64 expires_ns, s64 now_ns)
+{
+	if (flags & TWHEEL_ABSTIME)
+		return twheel_ctx_to_kernel(ctx, clock, expires_ns);
+	return twheel_add_ns(now_ns, expires_ns);
+}
+
+/* A period given by the user: 0, or at least one tick. */
+static u64 twheel_ctx_period(struct twheel_ctx *ctx, u64 period_ns)
+{
+	if (!period_ns)
+		return 0;
+	return clamp_t(u64, period_ns, ctx->tick_ns, KTIME_MAX);
+}
+
+/*
+ * Caller holds the lock. Bring the wheel of @clock (created if need be)
+ * up to its present, which is returned in *@now_ns.
+ * Return: 0; -EAGAIN when that takes more than one chunk (the caller
+ * releases the lock and comes back: the rest is done as if an hrtimer
+ * had fired); -ENOMEM.
+ */
+static int twheel_ctx_present(struct twheel_ctx *ctx, u32 clock, s64 *now_ns)
+{
+	struct twheel_base *base = twheel_ctx_base(ctx, clock);
+	u64 budget = TWHEEL_CHUNK;
+
+	if (!base)
+		return -ENOMEM;
+	/* Whatever is due by the present used for a new deadline goes first. */
+	*now_ns = twheel_clock_now(ctx, clock);
+	if (!twheel_base_update(base, *now_ns, &budget, true)) {
+		twheel_ctx_kick(ctx);
+		return -EAGAIN;
+	}
 	return 0;
 }
 
-/**
- * twheel_ctx_add() - schedule one timer
- * @ctx: the context; the caller does not hold the lock
- * @req: the request, as documented for struct twheel_add; on success
- *       @req->id is set
- * @out: called under the lock once the timer exists, with @arg, to hand
- *       @req to the caller (must not sleep); if it fails, the timer is
- *       taken back before anyone could see it
- * @arg: for @out
- *
- * A timer whose deadline tick has been reached is queued before this
- * returns (see twheel_ctx_add_locked() for the exact rule).
- *
- * Return: 0; -EINVAL for a bad request, -ENOSPC when @ctx is full,
- * -ENOMEM, or what @out returned. On error nothing changed.
- */
-int twheel_ctx_add(struct twheel_ctx *ctx, struct twheel_add *req,
-		   int (*out)(void *arg), void *arg)
+/* Caller holds the lock. A timer's status, every field set. */
+static void twheel_timer_status(struct twheel_ctx *ctx, struct twheel_timer *t,
+				struct twheel_status *st)
 {
-	bool abs = req->flags & TWHEEL_ADD_ABSTIME;
+	struct twheel_ptimer *pt = twheel_ptimer(t);
+	u32 clock = twheel_timer_clock(t);
+	s64 now_ns = twheel_clock_now(ctx, clock);
+	s64 next = 0;
+	bool coming = true;
+
+	memset(st, 0, sizeof(*st));
+	st->id = twheel_timer_id(t);
+	st->cookie = t->cookie;
+	st->clock = twheel_clockids[clock];
+	st->period_ns = pt ? pt->period_ns : 0;
+	if (!twheel_timer_queued(t)) {
+		st->state = TWHEEL_STATE_PENDING;
+		next = pt ? pt->deadline_ns :
+		       twheel_tick_ns(t->entry.expires, ctx->tick_ns);
+	} else if (pt && pt->period_ns) {
+		st->state = TWHEEL_STATE_QUEUED;
+		st->count = twheel_ptimer_count(pt, now_ns);
+		next = twheel_periods_after(pt->deadline_ns, st->count,
+					    pt->period_ns);
+	} else {
+		st->state = TWHEEL_STATE_QUEUED;
+		st->count = 1;
+		coming = false;
+	}
+	if (coming) {
+		st->deadline_ns = twheel_ctx_to_user(ctx, clock, next);
+		st->remaining_ns = next > now_ns ? next - now_ns : 0;
+	}
+}
+
+/* Caller holds the lock. TWHEEL_OP_ADD; @obj is the new timer's memory. */
+static int twheel_op_add(struct twheel_ctx *ctx, struct twheel_op *op,
+			 void **obj, struct twheel_timer **created)
+{
+	struct twheel_timer *t = *obj;
+	s64 now_ns, deadline;
+	int clock, ret;
+
+	clock = twheel_clock_index(op->clock);
+	if (clock < 0 || op->flags & ~TWHEEL_ABSTIME ||
+	    (!(op->flags & TWHEEL_ABSTIME) && op->expires_ns < 0))
+		return -EINVAL;
+	if (!t)
+		return -ENOMEM;
+	if (ctx->nr_timers >= ctx->max_timers)
+		return -ENOSPC;
+	ret = twheel_ctx_present(ctx, clock, &now_ns);
+	if (ret)
+		return ret;
+	ret = twheel_ids_alloc(&ctx->ids, t, &op->id);
+	if (ret)
+		return ret;
+	*obj = NULL;
+	ctx->nr_timers++;
+	t->word = op->id | (u64)clock << TWHEEL_TIMER_CLOCK_SHIFT;
+	t->cookie = op->cookie;
+	if (op->period_ns) {
+		t->word |= TWHEEL_TIMER_BIG;
+		twheel_ptimer(t)->period_ns = twheel_ctx_period(ctx,
+								op->period_ns);
+	}
+	deadline = twheel_ctx_deadline(ctx, clock, op->flags, op->expires_ns,
+				       now_ns);
+	twheel_timer_place(ctx, t, deadline, now_ns);
+	*created = t;
+	return 0;
+}
+
+/*
+ * Caller holds the lock. Checks of TWHEEL_OP_MODIFY that change nothing;
+ * then op->result is what the timer was.
+ */
+static int twheel_op_modify_check(struct twheel_ctx *ctx,
+				  struct twheel_op *op, void *obj,
+				  struct twheel_timer **tp, s64 *now_ns)
+{
 	struct twheel_timer *t;
 	int ret;
 
-	if (req->flags & ~TWHEEL_ADD_FLAGS || req->clock >= TWHEEL_NR_CLOCKS)
+	if (op->flags & ~(TWHEEL_ABSTIME | TWHEEL_SET_COOKIE) ||
+	    (!(op->flags & TWHEEL_ABSTIME) && op->expires_ns < 0))
 		return -EINVAL;
-	if (!abs && (req->expires_ns < 0 ||
-		     req->clock == TWHEEL_CLOCK_REALTIME))
-		return -EINVAL;
-
-	/*
-	 * Allocate before taking the lock: reclaim holds nobody else up. At
-	 * the memory cgroup's limit the add fails with ENOMEM rather than
-	 * calling the OOM killer.
-	 */
-	t = kmem_cache_alloc(twheel_timer_cache,
-			     GFP_KERNEL_ACCOUNT | __GFP_NORETRY);
+	t = twheel_ctx_find(ctx, op->id);
 	if (!t)
+		return -ENOENT;
+	if (op->period_ns && !twheel_ptimer(t) && !obj)
 		return -ENOMEM;
-	for (;;) {
-		twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
-		ret = twheel_ctx_add_locked(ctx, req, t);
-		if (ret != -EAGAIN)
-			break;
-		twheel_ctx_unlock(ctx);
-		cond_resched();
-	}
-	if (ret) {
-		twheel_ctx_unlock(ctx);
-		kmem_cache_free(twheel_timer_cache, t);
-		return ret;
-	}
-	ret = out ? out(arg) : 0;
+	ret = twheel_ctx_present(ctx, twheel_timer_clock(t), now_ns);
 	if (ret)
-		twheel_timer_cancel(ctx, t);
-	twheel_ctx_unlock(ctx);
-	return ret;
+		return ret;
+	op->result = twheel_timer_queued(t) ? TWHEEL_STATE_QUEUED :
+					      TWHEEL_STATE_PENDING;
+	*tp = t;
+	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_add);
 
-/**
- * twheel_ctx_cancel() - cancel one timer, pending or with its record queued
- * @ctx: the context; the caller does not hold the lock
- * @req: @req->id is the timer; @req->result is set to
- *       TWHEEL_CANCELLED_PENDING or TWHEEL_CANCELLED_QUEUED
- * @out: called under the lock with @arg once @req->result is known, to
- *       hand it to the caller (must not sleep); the timer is cancelled
- *       only if it succeeds. NULL: cancel without telling.
- * @arg: for @out
- *
- * Return: 0; -ENOENT when @ctx holds no timer @req->id; or what @out
- * returned (then nothing changed).
- */
-int twheel_ctx_cancel(struct twheel_ctx *ctx, struct twheel_cancel *req,
-		      int (*out)(void *arg), void *arg)
+/* Caller holds the lock. TWHEEL_OP_MODIFY once checked: cannot fail. */
+static void twheel_op_modify_apply(struct twheel_ctx *ctx,
+				   const struct twheel_op *op, void **obj,
+				   struct twheel_timer *t, s64 now_ns)
 {
-	struct twheel_timer *t;
-	int ret = -ENOENT;
+	u32 clock = twheel_timer_clock(t);
+	struct twheel_ptimer *pt;
 
-	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
-	t = twheel_ctx_find(ctx, req->id);
-	if (t) {
-		req->result = twheel_timer_queued(t) ?
-			      TWHEEL_CANCELLED_QUEUED :
-			      TWHEEL_CANCELLED_PENDING;
-		ret = out ? out(arg) : 0;
+	twheel_timer_unlink(ctx, t);
+	if (op->period_ns && !twheel_ptimer(t)) {
+		/* It becomes periodic: move it into a larger object. */
+		pt = *obj;
+		*obj = NULL;
+		pt->t.word = t->word | TWHEEL_TIMER_BIG;
+		pt->t.cookie = t->cookie;
+		twheel_ids_replace(&ctx->ids, twheel_timer_id(t), &pt->t);
+		kmem_cache_free(twheel_timer_cache, t);
+		t = &pt->t;
+	}
+	pt = twheel_ptimer(t);
+	if (pt)
+		pt->period_ns = twheel_ctx_period(ctx, op->period_ns);
+	if (op->flags & TWHEEL_SET_COOKIE)
+		t->cookie = op->cookie;
+	twheel_timer_place(ctx, t, twheel_ctx_deadline(ctx, clock, op->flags,
+						       op->expires_ns, now_ns),
+			   now_ns);
+	/* It may have left a wheel that is now empty. */
+	twheel_base_arm(ctx->bases[clock]);
+}
+
+/* The outputs of @op zeroed, as before it is done or when it fails. */
+static void twheel_op_clear(struct twheel_op *op)
+{
+	if (op->op == TWHEEL_OP_ADD)
+		op->id = 0;
+	if (op->op == TWHEEL_OP_QUERY) {
+		op->cookie = 0;
+		op->expires_ns = 0;
+		op->period_ns = 0;
+		op->clock = 0;
+	}
+	op->error = 0;
+	op->result = 0;
+	op->count = 0;
+	op->remaining_ns = 0;
+}
+
+/*
+ * Caller holds the lock, the wheels up to date. Do @op and hand it to
+ * @out: an operation that changes something is taken back if @out fails
+ * (or changes nothing before @out succeeded).
+ * Return: 0 when @op is done (op->error tells how it went); -EAGAIN when
+ * the caller must release the lock and come back (nothing changed); or
+ * what @out returned (nothing changed).
+ */
+static int twheel_ctx_op(struct twheel_ctx *ctx, struct twheel_op *op,
+			 void **obj, u32 i,
+			 int (*out)(void *arg, u32 i, const struct twheel_op *op),
+			 void *arg)
+{
+	struct twheel_timer *t = NULL;
+	struct twheel_status st;
+	s64 now_ns = 0;
+	int ret = -EINVAL;
+
+	twheel_op_clear(op);
+	if (op->__reserved)
+		goto failed;
+	switch (op->op) {
+	case TWHEEL_OP_ADD:
+		ret = twheel_op_add(ctx, op, obj, &t);
+		if (ret)
+			break;
+		ret = out(arg, i, op);
+		if (ret) {
+			twheel_timer_cancel(ctx, t);
+			return ret;
+		}
+		ctx->used = true;
+		return 0;
+	case TWHEEL_OP_MODIFY:
+		ret = twheel_op_modify_check(ctx, op, *obj, &t, &now_ns);
+		if (ret)
+			break;
+		ret = out(arg, i, op);
+		if (!ret)
+			twheel_op_modify_apply(ctx, op, obj, t, now_ns);
+		return ret;
+	case TWHEEL_OP_CANCEL:
+		if (op->flags)
+			break;
+		t = twheel_ctx_find(ctx, op->id);
+		ret = -ENOENT;
+		if (!t)
+			break;
+		op->result = twheel_timer_queued(t) ? TWHEEL_STATE_QUEUED :
+						      TWHEEL_STATE_PENDING;
+		ret = out(arg, i, op);
 		if (!ret)
 			twheel_timer_cancel(ctx, t);
+		return ret;
+	case TWHEEL_OP_QUERY:
+		if (op->flags)
+			break;
+		t = twheel_ctx_find(ctx, op->id);
+		ret = -ENOENT;
+		if (!t)
+			break;
+		twheel_timer_status(ctx, t, &st);
+		op->cookie = st.cookie;
+		op->expires_ns = st.deadline_ns;
+		op->period_ns = st.period_ns;
+		op->clock = st.clock;
+		op->result = st.state;
+		op->count = st.count;
+		op->remaining_ns = st.remaining_ns;
+		return out(arg, i, op);
+	}
+	if (ret == -EAGAIN)
+		return ret;
+failed:
+	twheel_op_clear(op);
+	op->error = ret;
+	return out(arg, i, op);
+}
+
+/* The memory an operation may need, allocated before the lock is taken. */
+static void *twheel_op_alloc(const struct twheel_op *op)
+{
+	/*
+	 * Reclaim holds nobody else up. At the memory cgroup's limit this
+	 * fails (the operation then fails with ENOMEM) rather than calling
+	 * the OOM killer.
+	 */
+	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NORETRY;
+
+	if (op->op == TWHEEL_OP_ADD && !op->period_ns)
+		return kmem_cache_alloc(twheel_timer_cache, gfp);
+	if ((op->op == TWHEEL_OP_ADD || op->op == TWHEEL_OP_MODIFY) &&
+	    op->period_ns)
+		return kmem_cache_alloc(twheel_ptimer_cache, gfp);
+	return NULL;
+}
+
+static void twheel_op_free(const struct twheel_op *op, void *obj)
+{
+	if (!obj)
+		return;
+	if (op->period_ns)
+		kmem_cache_free(twheel_ptimer_cache, obj);
+	else
+		kmem_cache_free(twheel_timer_cache, obj);
+}
+
+/**
+ * twheel_ctx_submit() - do operations in order, as TWHEEL_IOC_SUBMIT does
+ * @ctx: the context; the caller does not hold the lock
+ * @ops: the operations, at most TWHEEL_SUBMIT_CHUNK; each is updated with
+ *       its outputs and error (struct twheel_op)
+ * @nr: their number
+ * @out: called under the lock for each operation, with @arg, its index
+ *       and its result, before the next starts (must not sleep); if it
+ *       fails, that operation is taken back and the call stops there
+ * @arg: for @out
+ * @err: set to what @out returned when it failed; untouched otherwise
+ *
+ * An operation that fails sets its error and changes nothing; the next
+ * one goes on. Memory the operations need is allocated before the lock is
+ * taken; the lock is held across them, released between chunks of wheel
+ * work.
+ *
+ * Return: the number of operations done and handed to @out.
+ */
+u32 twheel_ctx_submit(struct twheel_ctx *ctx, struct twheel_op *ops, u32 nr,
+		      int (*out)(void *arg, u32 i, const struct twheel_op *op),
+		      void *arg, int *err)
+{
+	void *obj[TWHEEL_SUBMIT_CHUNK];
+	u32 i;
+	int ret;
+
+	if (WARN_ON_ONCE(nr > TWHEEL_SUBMIT_CHUNK))
+		nr = TWHEEL_SUBMIT_CHUNK;
+	for (i = 0; i < nr; i++)
+		obj[i] = twheel_op_alloc(&ops[i]);
+	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
+	for (i = 0; i < nr; ) {
+		ret = twheel_ctx_op(ctx, &ops[i], &obj[i], i, out, arg);
+		if (ret == -EAGAIN) {
+			twheel_ctx_unlock(ctx);
+			cond_resched();
+			twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
+			continue;
+		}
+		if (ret) {
+			*err = ret;
+			break;
+		}
+		i++;
 	}
 	twheel_ctx_unlock(ctx);
+	ret = i;
+	for (i = 0; i < nr; i++)
+		twheel_op_free(&ops[i], obj[i]);
 	return ret;
 }
-EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_cancel);
+EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_submit);
 
-/* Caller holds the lock. The oldest queued record, left queued. */
-static bool twheel_ctx_peek(struct twheel_ctx *ctx, struct twheel_event *ev)
+/**
+ * twheel_ctx_list() - statuses of the context's timers, resumably
+ * @ctx: the context; the caller does not hold the lock
+ * @cursor: in: 0 to start, or what the previous call left; out: where the
+ *          next call goes on, 0 when every timer has been seen
+ * @st: filled with up to @n statuses
+ * @n: room in @st, at most TWHEEL_CHUNK
+ *
+ * The cursor is a position in the id table, whose slots do not move: a
+ * timer that stays is seen exactly once in a listing; a slot freed and
+ * reused behind the cursor is not seen again.
+ *
+ * Return: the number of statuses written.
+ */
+u32 twheel_ctx_list(struct twheel_ctx *ctx, u64 *cursor,
+		    struct twheel_status *st, u32 n)
 {
 	struct twheel_timer *t;
+	u32 slot, done = 0;
+
+	if (*cursor >= U32_MAX) {
+		*cursor = 0;
+		return 0;
+	}
+	slot = *cursor;
+	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
+	while (done < min_t(u32, n, TWHEEL_CHUNK) &&
+	       (t = twheel_ids_next(&ctx->ids, &slot)))
+		twheel_timer_status(ctx, t, &st[done++]);
+	/* Complete when no slot is left after the last one looked at. */
+	*cursor = twheel_ids_next(&ctx->ids, &slot) ? slot - 1 : 0;
+	twheel_ctx_unlock(ctx);
+	return done;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_list);
+
+/**
+ * twheel_ctx_config() - set the tick and the clock before the first timer
+ * @ctx: the context; the caller does not hold the lock
+ * @tick_ns: the tick, TWHEEL_MIN_TICK_NS to TWHEEL_MAX_TICK_NS
+ * @manual: run every clock on the manual clock, starting at 0
+ *
+ * Return: 0; -EINVAL for a tick out of range; -EBUSY once a timer was
+ * created.
+ */
+int twheel_ctx_config(struct twheel_ctx *ctx, u64 tick_ns, bool manual)
+{
+	int i, ret = 0;
+
+	if (tick_ns < TWHEEL_MIN_TICK_NS || tick_ns > TWHEEL_MAX_TICK_NS)
+		return -EINVAL;
+	mutex_lock(&ctx->lock);
+	if (ctx->used) {
+		ret = -EBUSY;
+		goto out;
+	}
+	/* Wheels made by failed adds hold nothing: start them afresh. */
+	for (i = 0; i < TWHEEL_NR_CLOCKS; i++) {
+		if (!ctx->bases[i])
+			continue;
+		hrtimer_cancel(&ctx->bases[i]->hrtimer);
+		kvfree(ctx->bases[i]);
+		ctx->bases[i] = NULL;
+	}
+	ctx->tick_ns = tick_ns;
+	ctx->manual = manual;
+	ctx->manual_ns = 0;
+out:
+	mutex_unlock(&ctx->lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_config);
+
+/**
+ * twheel_ctx_advance() - move the manual clock forward
+ * @ctx: the context; the caller does not hold the lock
+ * @delta_ns: by how much (saturating at KTIME_MAX)
+ * @now_ns: set to the clock's new time
+ *
+ * Every timer due by then is queued before this returns, in order, and
+ * the waiters are woken.
+ *
+ * Return: 0, or -EINVAL when the context has no manual clock.
+ */
+int twheel_ctx_advance(struct twheel_ctx *ctx, u64 delta_ns, s64 *now_ns)
+{
+	mutex_lock(&ctx->lock);
+	if (!ctx->manual) {
+		mutex_unlock(&ctx->lock);
+		return -EINVAL;
+	}
+	ctx->manual_ns = delta_ns > KTIME_MAX - ctx->manual_ns ? KTIME_MAX :
+			 ctx->manual_ns + delta_ns;
+	/* As if an hrtimer fired: the update below (or a waiter's) queues. */
+	twheel_ctx_kick(ctx);
+	mutex_unlock(&ctx->lock);
+	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
+	*now_ns = ctx->manual_ns;
+	twheel_ctx_unlock(ctx);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_advance);
+
+/*
+ * Caller holds the lock. The oldest queued record, left queued; *@now_ns
+ * is the present of its clock, for twheel_ctx_consume().
+ */
+static struct twheel_timer *twheel_ctx_peek(struct twheel_ctx *ctx,
+					    struct twheel_event *ev,
+					    s64 *now_ns)
+{
+	struct twheel_timer *t;
+	u32 clock;
 
 	t = list_first_entry_or_null(&ctx->ready, struct twheel_timer,
 				     rec.link);
 	if (!t)
-		return false;
+		return NULL;
+	clock = twheel_timer_clock(t);
 	memset(ev, 0, sizeof(*ev));
 	ev->id = twheel_timer_id(t);
 	ev->cookie = t->cookie;
-	ev->clock = twheel_timer_clock(t);
-	ev->time_ns = twheel_ctx_to_user(ctx, ev->clock, t->rec.time_ns);
+	ev->clock = twheel_clockids[clock];
+	ev->time_ns = twheel_ctx_to_user(ctx, clock, t->rec.time_ns);
 	ev->count = 1;
-	return true;
+	if (twheel_timer_periodic(t)) {
+		*now_ns = twheel_clock_now(ctx, clock);
+		ev->count = twheel_ptimer_count(twheel_ptimer(t), *now_ns);
+	}
+	return t;
 }
 
-/* Caller holds the lock. Drop the oldest queued record and its timer. */
-static void twheel_ctx_consume(struct twheel_ctx *ctx)
+/*
+ * Caller holds the lock. Drop the record @ev of @t, the oldest: free a
+ * one-shot timer; put a periodic one back for its next deadline.
+ */
+static void twheel_ctx_consume(struct twheel_ctx *ctx, struct twheel_timer *t,
+			       const struct twheel_event *ev, s64 now_ns)
 {
-	struct twheel_timer *t;
+	struct twheel_ptimer *pt = twheel_ptimer(t);
 
-	t = list_first_entry(&ctx->ready, struct twheel_timer, rec.link);
-	list_del(&t->rec.link);
-	WRITE_ONCE(ctx->nr_queued, ctx->nr_queued - 1);
-	twheel_timer_free(ctx, t);
+	twheel_timer_unlink(ctx, t);
+	if (!twheel_timer_periodic(t)) {
+		twheel_timer_free(ctx, t);
+		return;
+	}
+	/* After @now_ns: into the wheel, whose clock is not past @now_ns. */
+	twheel_timer_place(ctx, t, twheel_periods_after(pt->deadline_ns,
+							ev->count,
+							pt->period_ns),
+			   now_ns);
 }
 
 /**
@@ -649,16 +1111,19 @@ long twheel_ctx_read(struct twheel_ctx *ctx, u64 max,
 		     int (*emit)(void *arg, const struct twheel_event *ev),
 		     void *arg)
 {
+	struct twheel_timer *t;
 	struct twheel_event ev;
+	s64 now_ns = 0;
 	u64 n = 0;
 	int ret = 0;
 
 	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_RECORD);
-	while (n < max && n < TWHEEL_CHUNK && twheel_ctx_peek(ctx, &ev)) {
+	while (n < max && n < TWHEEL_CHUNK &&
+	       (t = twheel_ctx_peek(ctx, &ev, &now_ns))) {
 		ret = emit(arg, &ev);
 		if (ret)
 			break;
-		twheel_ctx_consume(ctx);
+		twheel_ctx_consume(ctx, t, &ev, now_ns);
 		n++;
 	}
 	twheel_ctx_unlock(ctx);
@@ -669,21 +1134,20 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_read);
 /**
  * twheel_ctx_info() - describe the context
  * @ctx: the context; the caller does not hold the lock
- * @info: filled in, every byte
+ * @info: its per-fd fields set (tick_ns, max_timers, timers, queued,
+ *        config_flags); the others are left alone
  *
  * Advances the wheels first if an hrtimer fired, so the counts are
  * current.
  */
 void twheel_ctx_info(struct twheel_ctx *ctx, struct twheel_info *info)
 {
-	memset(info, 0, sizeof(*info));
 	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
-	info->version = TWHEEL_ABI_VERSION;
-	info->event_size = sizeof(struct twheel_event);
 	info->tick_ns = ctx->tick_ns;
 	info->max_timers = ctx->max_timers;
 	info->timers = ctx->nr_timers;
 	info->queued = ctx->nr_queued;
+	info->config_flags = ctx->manual ? TWHEEL_CONFIG_MANUAL : 0;
 	twheel_ctx_unlock(ctx);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_info);
@@ -694,9 +1158,10 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_info);
  * @m: where to print
  *
  * Advances the wheels first if an hrtimer fired. next_expiry_<clock>_ns
- * is when that clock's hrtimer fires next, in the opener's time
- * namespace: never after the earliest deadline's tick on that clock.
- * index_bytes is the memory of the id table.
+ * is when that clock's wheel has its next event (a cascade or an expiry),
+ * in the opener's time namespace: never after the earliest deadline's tick
+ * on that clock; on a real clock, when its hrtimer fires. index_bytes is
+ * the memory of the id table. manual_now_ns is the manual clock's time.
  */
 void twheel_ctx_show(struct twheel_ctx *ctx, struct seq_file *m)
 {
@@ -709,6 +1174,8 @@ void twheel_ctx_show(struct twheel_ctx *ctx, struct seq_file *m)
 	seq_printf(m, "queued:\t%llu\n", ctx->nr_queued);
 	seq_printf(m, "max_timers:\t%llu\n", ctx->max_timers);
 	seq_printf(m, "index_bytes:\t%zu\n", twheel_ids_bytes(&ctx->ids));
+	if (ctx->manual)
+		seq_printf(m, "manual_now_ns:\t%lld\n", ctx->manual_ns);
 	for (i = 0; i < TWHEEL_NR_CLOCKS; i++) {
 		struct twheel_base *base = ctx->bases[i];
 
@@ -727,25 +1194,25 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_show);
 /**
  * twheel_ctx_update_at() - bring one clock's wheel up to a given time
  * @ctx: the context; the caller holds the lock
- * @clock: the clock, in use by @ctx
- * @now_ns: kernel time on @clock to advance to
+ * @clk: the clock's enum twheel_clk, in use by @ctx
+ * @now_ns: kernel time on that clock to advance to
  *
  * For tests that must not depend on the machine's speed: the records of
  * every timer due by @now_ns are queued, in order, whatever the real
  * clock says.
  */
-void twheel_ctx_update_at(struct twheel_ctx *ctx, u32 clock, s64 now_ns)
+void twheel_ctx_update_at(struct twheel_ctx *ctx, u32 clk, s64 now_ns)
 {
 	u64 budget = U64_MAX;
 
 	lockdep_assert_held(&ctx->lock);
-	twheel_base_update(ctx->bases[clock], now_ns, &budget, true);
+	twheel_base_update(ctx->bases[clk], now_ns, &budget, true);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_update_at);
 #endif
 
 /**
- * twheel_ctx_cache_init() - create the slab cache of timers
+ * twheel_ctx_cache_init() - create the slab caches of timers
  *
  * Return: 0 or -ENOMEM.
  */
@@ -755,24 +1222,35 @@ int twheel_ctx_cache_init(void)
 	BUILD_BUG_ON(offsetof(struct twheel_timer, rec.link) !=
 		     offsetof(struct twheel_timer, entry.node));
 	BUILD_BUG_ON(sizeof(struct twheel_timer) > 40);
-	/* The state and the clock live in bits that ids leave free. */
-	BUILD_BUG_ON((TWHEEL_TIMER_QUEUED | TWHEEL_TIMER_CLOCK_MASK) &
-		     ~TWHEEL_IDS_FREE_BITS);
+	BUILD_BUG_ON(sizeof(struct twheel_ptimer) > 56);
+	/* The state, the clock and the size live in bits ids leave free. */
+	BUILD_BUG_ON((TWHEEL_TIMER_QUEUED | TWHEEL_TIMER_CLOCK_MASK |
+		      TWHEEL_TIMER_BIG) & ~TWHEEL_IDS_FREE_BITS);
 	BUILD_BUG_ON(TWHEEL_NR_CLOCKS > 4);
 
 	twheel_timer_cache = kmem_cache_create("twheel_timer",
 					       sizeof(struct twheel_timer), 0,
 					       SLAB_ACCOUNT, NULL);
-	return twheel_timer_cache ? 0 : -ENOMEM;
+	if (!twheel_timer_cache)
+		return -ENOMEM;
+	twheel_ptimer_cache = kmem_cache_create("twheel_ptimer",
+						sizeof(struct twheel_ptimer), 0,
+						SLAB_ACCOUNT, NULL);
+	if (!twheel_ptimer_cache) {
+		kmem_cache_destroy(twheel_timer_cache);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /**
- * twheel_ctx_cache_exit() - destroy the slab cache of timers
+ * twheel_ctx_cache_exit() - destroy the slab caches of timers
  *
  * Every context is destroyed by then (the module cannot unload while a
  * file is open), so the cache is empty.
  */
 void twheel_ctx_cache_exit(void)
 {
+	kmem_cache_destroy(twheel_ptimer_cache);
 	kmem_cache_destroy(twheel_timer_cache);
 }

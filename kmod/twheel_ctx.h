@@ -33,7 +33,17 @@
 #include "twheel_ids.h"
 #include "twheel_wheel.h"
 
-#define TWHEEL_NR_CLOCKS	(TWHEEL_CLOCK_REALTIME + 1)
+/*
+ * The clocks a context runs, by index (the ABI names them by clockid_t;
+ * twheel_clock_index() maps one to the other).
+ */
+enum twheel_clk {
+	TWHEEL_CLK_MONOTONIC,
+	TWHEEL_CLK_BOOTTIME,
+	TWHEEL_CLK_REALTIME,
+	TWHEEL_CLK_TAI,
+	TWHEEL_NR_CLOCKS
+};
 
 /*
  * The most work one hold of ctx->lock does: entries moved in a wheel (a
@@ -42,6 +52,9 @@
  * the lock is released and the task may be rescheduled.
  */
 #define TWHEEL_CHUNK		256
+
+/* The most operations twheel_ctx_submit() takes in one call. */
+#define TWHEEL_SUBMIT_CHUNK	32
 
 struct twheel_ctx;
 
@@ -53,7 +66,7 @@ struct twheel_ctx;
  *          added again
  * @ctx: the context
  * @armed: the tick @hrtimer is armed for, or TWHEEL_NEVER
- * @clock: the enum twheel_clock of this base
+ * @clock: the enum twheel_clk of this base
  */
 struct twheel_base {
 	struct twheel_wheel wheel;
@@ -71,7 +84,8 @@ struct twheel_base {
  * @ids: id -> struct twheel_timer, for every live timer
  * @ready: expired timers whose records are unread, oldest first
  * @ns_offset: per clock, the opener's time namespace offset: the time the
- *             user sees minus the kernel's
+ *             user sees minus the kernel's (not used with @manual)
+ * @manual_ns: with @manual, the time of every clock
  * @nr_timers: live timers: pending plus queued
  * @nr_queued: records on @ready; read without the lock by poll
  * @max_timers: the most live timers allowed
@@ -82,6 +96,8 @@ struct twheel_base {
  *            while they differ the wheels may hold due timers ("fired")
  * @need_wake: records were queued under the lock, with no hrtimer callback
  *             having woken the waiters for them; wake at unlock
+ * @manual: the clocks are the manual clock @manual_ns (TWHEEL_CONFIG_MANUAL)
+ * @used: a timer was created: the configuration is fixed
  */
 struct twheel_ctx {
 	struct mutex lock;	/* see the kernel-doc above */
@@ -89,6 +105,7 @@ struct twheel_ctx {
 	struct twheel_ids ids;
 	struct list_head ready;
 	s64 ns_offset[TWHEEL_NR_CLOCKS];
+	s64 manual_ns;
 	u64 nr_timers;
 	u64 nr_queued;
 	u64 max_timers;
@@ -97,6 +114,8 @@ struct twheel_ctx {
 	atomic_t fire_seq;
 	int done_seq;
 	bool need_wake;
+	bool manual;
+	bool used;
 };
 
 /**
@@ -118,17 +137,21 @@ void twheel_ctx_destroy(struct twheel_ctx *ctx);
 void twheel_ctx_lock_update(struct twheel_ctx *ctx, enum twheel_update how);
 void twheel_ctx_unlock(struct twheel_ctx *ctx);
 
-int twheel_ctx_add(struct twheel_ctx *ctx, struct twheel_add *req,
-		   int (*out)(void *arg), void *arg);
-int twheel_ctx_cancel(struct twheel_ctx *ctx, struct twheel_cancel *req,
-		      int (*out)(void *arg), void *arg);
+int twheel_ctx_config(struct twheel_ctx *ctx, u64 tick_ns, bool manual);
+int twheel_ctx_advance(struct twheel_ctx *ctx, u64 delta_ns, s64 *now_ns);
+u32 twheel_ctx_submit(struct twheel_ctx *ctx, struct twheel_op *ops, u32 nr,
+		      int (*out)(void *arg, u32 i, const struct twheel_op *op),
+		      void *arg, int *err);
+u32 twheel_ctx_list(struct twheel_ctx *ctx, u64 *cursor,
+		    struct twheel_status *st, u32 n);
 long twheel_ctx_read(struct twheel_ctx *ctx, u64 max,
 		     int (*emit)(void *arg, const struct twheel_event *ev),
 		     void *arg);
 void twheel_ctx_info(struct twheel_ctx *ctx, struct twheel_info *info);
 void twheel_ctx_show(struct twheel_ctx *ctx, struct seq_file *m);
+int twheel_clock_index(u32 clockid);
 #if IS_ENABLED(CONFIG_KUNIT)
-void twheel_ctx_update_at(struct twheel_ctx *ctx, u32 clock, s64 now_ns);
+void twheel_ctx_update_at(struct twheel_ctx *ctx, u32 clk, s64 now_ns);
 #endif
 
 /**

@@ -20,6 +20,8 @@
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/time.h>
 #include <linux/uaccess.h>
 
 #include "twheel_ctx.h"
@@ -50,9 +52,18 @@ MODULE_PARM_DESC(max_timers,
 		 "Most timers one open /dev/twheel may hold, taken at open (default 1048576)");
 
 /* The first published size of each argument: smaller ones are EINVAL. */
-#define TWHEEL_ADD_SIZE_VER0	32
-#define TWHEEL_CANCEL_SIZE_VER0	16
-#define TWHEEL_INFO_SIZE_VER0	40
+#define TWHEEL_INFO_SIZE_VER0		40
+#define TWHEEL_ADD_SIZE_VER2		40
+#define TWHEEL_CANCEL_SIZE_VER0		16
+#define TWHEEL_MODIFY_SIZE_VER2		40
+#define TWHEEL_QUERY_SIZE_VER2		72
+#define TWHEEL_LIST_SIZE_VER2		32
+#define TWHEEL_SUBMIT_SIZE_VER2		24
+#define TWHEEL_CONFIG_SIZE_VER2		16
+#define TWHEEL_ADVANCE_SIZE_VER2	24
+
+/* Statuses TWHEEL_IOC_LIST gathers per hold of the context's lock. */
+#define TWHEEL_LIST_CHUNK	64
 
 static int twheel_open(struct inode *inode, struct file *file)
 {
@@ -74,19 +85,20 @@ static int twheel_release(struct inode *inode, struct file *file)
 /*
  * An argument struct of @usize bytes (from the command number) into one of
  * @ksize: an older, smaller one is zero-extended, a newer, larger one must
- * have an all-zero tail (E2BIG otherwise).
+ * have an all-zero tail (E2BIG otherwise). That tail is written back as
+ * zeroes before anything changes, so the results can be written with page
+ * faults disabled (see twheel_out_fault_in()).
  */
-static int twheel_copy_in(void *karg, size_t ksize, const void __user *uarg,
+static int twheel_copy_in(void *karg, size_t ksize, void __user *uarg,
 			  size_t usize, size_t minsize)
 {
+	int ret;
+
 	if (usize < minsize)
 		return -EINVAL;
-	return copy_struct_from_user(karg, ksize, uarg, usize);
-}
-
-/* Zero the bytes of a newer caller's struct that this module does not know. */
-static int twheel_clear_tail(void __user *uarg, size_t usize, size_t ksize)
-{
+	ret = copy_struct_from_user(karg, ksize, uarg, usize);
+	if (ret)
+		return ret;
 	if (usize > ksize && clear_user(uarg + ksize, usize - ksize))
 		return -EFAULT;
 	return 0;
@@ -98,95 +110,332 @@ static int twheel_copy_out(void __user *uarg, size_t usize, const void *karg,
 {
 	if (copy_to_user(uarg, karg, min(usize, ksize)))
 		return -EFAULT;
-	return twheel_clear_tail(uarg, usize, ksize);
+	if (usize > ksize && clear_user(uarg + ksize, usize - ksize))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * After a copy with page faults disabled failed (and the operation was
+ * undone): make @len bytes at @uarg writable, holding no lock. Return: 0
+ * to try again, or the error to give up with.
+ */
+static int twheel_out_fault_in(void __user *uarg, size_t len)
+{
+	if (fatal_signal_pending(current))
+		return -EINTR;
+	if (fault_in_writeable(uarg, len))
+		return -EFAULT;
+	return 0;
 }
 
 /**
- * struct twheel_out - a result to write back under the context's lock
+ * struct twheel_single - a single-operation ioctl's result, to write back
+ *                        under the context's lock
  * @uarg: the caller's struct
- * @karg: ours
+ * @karg: ours, in the ioctl's own layout
  * @len: the bytes both have
+ * @fill: sets @karg's outputs from the operation's
  */
-struct twheel_out {
+struct twheel_single {
 	void __user *uarg;
-	const void *karg;
+	void *karg;
 	size_t len;
+	void (*fill)(void *karg, const struct twheel_op *op);
 };
 
 /*
  * Called under the context's lock: copy without waiting for a page fault
  * (a fault on userfaultfd or FUSE memory may never resolve). On -EFAULT
  * the operation is undone; the caller faults the page in with no lock
- * held and tries again.
+ * held and tries again. A failed operation writes nothing back.
  */
-static int twheel_out_nofault(void *arg)
+static int twheel_single_out(void *arg, u32 i, const struct twheel_op *op)
 {
-	struct twheel_out *o = arg;
+	struct twheel_single *s = arg;
 
-	return copy_to_user_nofault(o->uarg, o->karg, o->len) ? -EFAULT : 0;
+	if (op->error)
+		return 0;
+	s->fill(s->karg, op);
+	return copy_to_user_nofault(s->uarg, s->karg, s->len) ? -EFAULT : 0;
 }
 
-/*
- * After twheel_out_nofault() failed (and the operation was undone): make
- * the result's bytes writable, holding no lock. Return: 0 to try again,
- * or the error to give up with.
- */
-static int twheel_out_fault_in(const struct twheel_out *o)
+/* One operation for a single-operation ioctl. Return: its errno, or 0. */
+static long twheel_single(struct twheel_ctx *ctx, const struct twheel_op *op,
+			  struct twheel_single *s)
 {
-	if (fatal_signal_pending(current))
-		return -EINTR;
-	if (fault_in_writeable(o->uarg, o->len))
-		return -EFAULT;
-	return 0;
+	struct twheel_op work;
+	int err;
+
+	for (;;) {
+		work = *op;
+		err = 0;
+		if (twheel_ctx_submit(ctx, &work, 1, twheel_single_out, s,
+				      &err) == 1)
+			return work.error;
+		err = twheel_out_fault_in(s->uarg, s->len);
+		if (err)
+			return err;
+	}
+}
+
+static void twheel_fill_add(void *karg, const struct twheel_op *op)
+{
+	((struct twheel_add *)karg)->id = op->id;
 }
 
 static long twheel_ioctl_add(struct twheel_ctx *ctx, void __user *uarg,
 			     size_t usize)
 {
 	struct twheel_add req;
-	struct twheel_out out = {
+	struct twheel_single s = {
 		.uarg = uarg, .karg = &req, .len = min(usize, sizeof(req)),
+		.fill = twheel_fill_add,
 	};
+	struct twheel_op op = { .op = TWHEEL_OP_ADD };
 	int ret;
 
 	ret = twheel_copy_in(&req, sizeof(req), uarg, usize,
-			     TWHEEL_ADD_SIZE_VER0);
+			     TWHEEL_ADD_SIZE_VER2);
 	if (ret)
 		return ret;
-	/* The tail was zero on input; write it back before any change. */
-	ret = twheel_clear_tail(uarg, usize, sizeof(req));
+	op.flags = req.flags;
+	op.cookie = req.cookie;
+	op.expires_ns = req.expires_ns;
+	op.period_ns = req.period_ns;
+	op.clock = req.clock;
+	return twheel_single(ctx, &op, &s);
+}
+
+static void twheel_fill_modify(void *karg, const struct twheel_op *op)
+{
+	((struct twheel_modify *)karg)->result = op->result;
+}
+
+static long twheel_ioctl_modify(struct twheel_ctx *ctx, void __user *uarg,
+				size_t usize)
+{
+	struct twheel_modify req;
+	struct twheel_single s = {
+		.uarg = uarg, .karg = &req, .len = min(usize, sizeof(req)),
+		.fill = twheel_fill_modify,
+	};
+	struct twheel_op op = { .op = TWHEEL_OP_MODIFY };
+	int ret;
+
+	ret = twheel_copy_in(&req, sizeof(req), uarg, usize,
+			     TWHEEL_MODIFY_SIZE_VER2);
 	if (ret)
 		return ret;
-	/* On -EFAULT the add was taken back before anyone saw it. */
-	do {
-		ret = twheel_ctx_add(ctx, &req, twheel_out_nofault, &out);
-	} while (ret == -EFAULT && !(ret = twheel_out_fault_in(&out)));
-	return ret;
+	op.id = req.id;
+	op.flags = req.flags;
+	op.cookie = req.cookie;
+	op.expires_ns = req.expires_ns;
+	op.period_ns = req.period_ns;
+	return twheel_single(ctx, &op, &s);
+}
+
+static void twheel_fill_cancel(void *karg, const struct twheel_op *op)
+{
+	((struct twheel_cancel *)karg)->result = op->result;
 }
 
 static long twheel_ioctl_cancel(struct twheel_ctx *ctx, void __user *uarg,
 				size_t usize)
 {
 	struct twheel_cancel req;
-	struct twheel_out out = {
+	struct twheel_single s = {
 		.uarg = uarg, .karg = &req, .len = min(usize, sizeof(req)),
+		.fill = twheel_fill_cancel,
 	};
+	struct twheel_op op = { .op = TWHEEL_OP_CANCEL };
 	int ret;
 
 	ret = twheel_copy_in(&req, sizeof(req), uarg, usize,
 			     TWHEEL_CANCEL_SIZE_VER0);
 	if (ret)
 		return ret;
-	if (req.flags)
-		return -EINVAL;
-	ret = twheel_clear_tail(uarg, usize, sizeof(req));
+	op.id = req.id;
+	op.flags = req.flags;
+	/* The timer is cancelled only once its outcome is written. */
+	return twheel_single(ctx, &op, &s);
+}
+
+static void twheel_fill_query(void *karg, const struct twheel_op *op)
+{
+	struct twheel_status *st = &((struct twheel_query *)karg)->status;
+
+	st->id = op->id;
+	st->cookie = op->cookie;
+	st->deadline_ns = op->expires_ns;
+	st->period_ns = op->period_ns;
+	st->count = op->count;
+	st->remaining_ns = op->remaining_ns;
+	st->clock = op->clock;
+	st->state = op->result;
+}
+
+static long twheel_ioctl_query(struct twheel_ctx *ctx, void __user *uarg,
+			       size_t usize)
+{
+	struct twheel_query req;
+	struct twheel_single s = {
+		.uarg = uarg, .karg = &req, .len = min(usize, sizeof(req)),
+		.fill = twheel_fill_query,
+	};
+	struct twheel_op op = { .op = TWHEEL_OP_QUERY };
+	int ret;
+
+	ret = twheel_copy_in(&req, sizeof(req), uarg, usize,
+			     TWHEEL_QUERY_SIZE_VER2);
 	if (ret)
 		return ret;
-	/* The timer is cancelled only once its outcome is written. */
-	do {
-		ret = twheel_ctx_cancel(ctx, &req, twheel_out_nofault, &out);
-	} while (ret == -EFAULT && !(ret = twheel_out_fault_in(&out)));
-	return ret;
+	op.id = req.id;
+	op.flags = req.flags;
+	op.__reserved = req.__reserved;
+	return twheel_single(ctx, &op, &s);
+}
+
+/**
+ * struct twheel_batch - where TWHEEL_IOC_SUBMIT writes results back
+ * @uops: the caller's operation array, from the first of this chunk
+ */
+struct twheel_batch {
+	struct twheel_op __user *uops;
+};
+
+/* Called under the context's lock: as twheel_single_out(), every result. */
+static int twheel_batch_out(void *arg, u32 i, const struct twheel_op *op)
+{
+	struct twheel_batch *b = arg;
+
+	return copy_to_user_nofault(&b->uops[i], op, sizeof(*op)) ? -EFAULT : 0;
+}
+
+static long twheel_ioctl_submit(struct twheel_ctx *ctx, void __user *uarg,
+				size_t usize)
+{
+	const size_t size = sizeof(struct twheel_op);
+	struct twheel_op __user *uops;
+	struct twheel_submit sub;
+	struct twheel_batch b;
+	struct twheel_op *ops;
+	u32 done = 0, n, k;
+	size_t left;
+	int ret;
+
+	ret = twheel_copy_in(&sub, sizeof(sub), uarg, usize,
+			     TWHEEL_SUBMIT_SIZE_VER2);
+	if (ret)
+		return ret;
+	/* Checked before anything is allocated. */
+	if (sub.nr > TWHEEL_MAX_BATCH || sub.op_size != size || sub.flags ||
+	    sub.__reserved)
+		return -EINVAL;
+	if (!sub.nr)
+		return 0;
+	uops = u64_to_user_ptr(sub.ops);
+	ops = kmalloc_array(min_t(u32, sub.nr, TWHEEL_SUBMIT_CHUNK), size,
+			    GFP_KERNEL_ACCOUNT);
+	if (!ops)
+		return -ENOMEM;
+	while (done < sub.nr) {
+		n = min_t(u32, sub.nr - done, TWHEEL_SUBMIT_CHUNK);
+		/* Whole operations only: stop before one that cannot be read. */
+		left = copy_from_user(ops, &uops[done], n * size);
+		n -= DIV_ROUND_UP(left, size);
+		if (!n)
+			break;
+		b.uops = &uops[done];
+		ret = 0;
+		k = twheel_ctx_submit(ctx, ops, n, twheel_batch_out, &b, &ret);
+		done += k;
+		if (k < n && twheel_out_fault_in(&uops[done], size))
+			break;
+		if (fatal_signal_pending(current))
+			break;
+	}
+	kfree(ops);
+	return done ? done : -EFAULT;
+}
+
+static long twheel_ioctl_list(struct twheel_ctx *ctx, void __user *uarg,
+			      size_t usize)
+{
+	const size_t size = sizeof(struct twheel_status);
+	struct twheel_status __user *ust;
+	struct twheel_status *st;
+	struct twheel_list req;
+	u64 cursor, next;
+	u32 count = 0, n;
+	int ret;
+
+	ret = twheel_copy_in(&req, sizeof(req), uarg, usize,
+			     TWHEEL_LIST_SIZE_VER2);
+	if (ret)
+		return ret;
+	if (!req.capacity || req.status_size != size || req.flags)
+		return -EINVAL;
+	ust = u64_to_user_ptr(req.statuses);
+	st = kmalloc_array(min_t(u32, req.capacity, TWHEEL_LIST_CHUNK), size,
+			   GFP_KERNEL_ACCOUNT);
+	if (!st)
+		return -ENOMEM;
+	cursor = req.cursor;
+	while (count < req.capacity) {
+		next = cursor;
+		n = twheel_ctx_list(ctx, &next, st,
+				    min_t(u32, req.capacity - count,
+					  TWHEEL_LIST_CHUNK));
+		/* No lock is held here: this copy may wait for the page. */
+		if (copy_to_user(&ust[count], st, n * size)) {
+			kfree(st);
+			return -EFAULT;
+		}
+		count += n;
+		cursor = next;
+		if (!cursor || fatal_signal_pending(current))
+			break;
+		cond_resched();
+	}
+	kfree(st);
+	req.count = count;
+	req.cursor = cursor;
+	return twheel_copy_out(uarg, usize, &req, sizeof(req));
+}
+
+static long twheel_ioctl_config(struct twheel_ctx *ctx, void __user *uarg,
+				size_t usize)
+{
+	struct twheel_config req;
+	int ret;
+
+	ret = twheel_copy_in(&req, sizeof(req), uarg, usize,
+			     TWHEEL_CONFIG_SIZE_VER2);
+	if (ret)
+		return ret;
+	if (req.flags & ~TWHEEL_CONFIG_MANUAL || req.__reserved)
+		return -EINVAL;
+	return twheel_ctx_config(ctx, req.tick_ns,
+				 req.flags & TWHEEL_CONFIG_MANUAL);
+}
+
+static long twheel_ioctl_advance(struct twheel_ctx *ctx, void __user *uarg,
+				 size_t usize)
+{
+	struct twheel_advance req;
+	int ret;
+
+	ret = twheel_copy_in(&req, sizeof(req), uarg, usize,
+			     TWHEEL_ADVANCE_SIZE_VER2);
+	if (ret)
+		return ret;
+	if (req.flags || req.__reserved)
+		return -EINVAL;
+	ret = twheel_ctx_advance(ctx, req.delta_ns, &req.now_ns);
+	if (ret)
+		return ret;
+	return twheel_copy_out(uarg, usize, &req, sizeof(req));
 }
 
 static long twheel_ioctl_info(struct twheel_ctx *ctx, void __user *uarg,
@@ -196,40 +445,82 @@ static long twheel_ioctl_info(struct twheel_ctx *ctx, void __user *uarg,
 
 	if (usize < TWHEEL_INFO_SIZE_VER0)
 		return -EINVAL;
+	memset(&info, 0, sizeof(info));
+	info.version = TWHEEL_ABI_VERSION;
+	info.event_size = sizeof(struct twheel_event);
+	info.features = TWHEEL_FEATURE_PERIODIC | TWHEEL_FEATURE_TIMENS |
+			TWHEEL_FEATURE_MANUAL_CLOCK |
+			TWHEEL_FEATURE_RELATIVE_WALL;
+	info.ioctls = BIT_ULL(_IOC_NR(TWHEEL_IOC_INFO)) |
+		      BIT_ULL(_IOC_NR(TWHEEL_IOC_ADD)) |
+		      BIT_ULL(_IOC_NR(TWHEEL_IOC_CANCEL)) |
+		      BIT_ULL(_IOC_NR(TWHEEL_IOC_MODIFY)) |
+		      BIT_ULL(_IOC_NR(TWHEEL_IOC_QUERY)) |
+		      BIT_ULL(_IOC_NR(TWHEEL_IOC_LIST)) |
+		      BIT_ULL(_IOC_NR(TWHEEL_IOC_SUBMIT)) |
+		      BIT_ULL(_IOC_NR(TWHEEL_IOC_CONFIG)) |
+		      BIT_ULL(_IOC_NR(TWHEEL_IOC_ADVANCE));
+	info.clocks = BIT_ULL(CLOCK_MONOTONIC) | BIT_ULL(CLOCK_BOOTTIME) |
+		      BIT_ULL(CLOCK_REALTIME) | BIT_ULL(CLOCK_TAI);
+	info.min_tick_ns = TWHEEL_MIN_TICK_NS;
+	info.max_tick_ns = TWHEEL_MAX_TICK_NS;
+	info.op_size = sizeof(struct twheel_op);
+	info.status_size = sizeof(struct twheel_status);
+	info.max_batch = TWHEEL_MAX_BATCH;
 	twheel_ctx_info(ctx, &info);
 	return twheel_copy_out(uarg, usize, &info, sizeof(info));
 }
 
+/* A command: its handler, and the direction its number must carry. */
+struct twheel_cmd {
+	long (*fn)(struct twheel_ctx *ctx, void __user *uarg, size_t usize);
+	unsigned int dir;
+};
+
+static const struct twheel_cmd twheel_cmds[] = {
+	[_IOC_NR(TWHEEL_IOC_INFO)] = { twheel_ioctl_info, _IOC_READ },
+	[_IOC_NR(TWHEEL_IOC_ADD)] = { twheel_ioctl_add, _IOC_READ | _IOC_WRITE },
+	[_IOC_NR(TWHEEL_IOC_CANCEL)] = { twheel_ioctl_cancel,
+					 _IOC_READ | _IOC_WRITE },
+	[_IOC_NR(TWHEEL_IOC_MODIFY)] = { twheel_ioctl_modify,
+					 _IOC_READ | _IOC_WRITE },
+	[_IOC_NR(TWHEEL_IOC_QUERY)] = { twheel_ioctl_query,
+					_IOC_READ | _IOC_WRITE },
+	[_IOC_NR(TWHEEL_IOC_LIST)] = { twheel_ioctl_list,
+				       _IOC_READ | _IOC_WRITE },
+	[_IOC_NR(TWHEEL_IOC_SUBMIT)] = { twheel_ioctl_submit, _IOC_WRITE },
+	[_IOC_NR(TWHEEL_IOC_CONFIG)] = { twheel_ioctl_config, _IOC_WRITE },
+	[_IOC_NR(TWHEEL_IOC_ADVANCE)] = { twheel_ioctl_advance,
+					  _IOC_READ | _IOC_WRITE },
+};
+
 static long twheel_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct twheel_ctx *ctx = file->private_data;
-	void __user *uarg = (void __user *)arg;
-	size_t usize = _IOC_SIZE(cmd);
+	const struct twheel_cmd *c;
+	unsigned int nr = _IOC_NR(cmd);
 
-	BUILD_BUG_ON(sizeof(struct twheel_add) != TWHEEL_ADD_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct twheel_info) != 96);
+	BUILD_BUG_ON(sizeof(struct twheel_add) != TWHEEL_ADD_SIZE_VER2);
 	BUILD_BUG_ON(sizeof(struct twheel_cancel) != TWHEEL_CANCEL_SIZE_VER0);
-	BUILD_BUG_ON(sizeof(struct twheel_info) != TWHEEL_INFO_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct twheel_modify) != TWHEEL_MODIFY_SIZE_VER2);
+	BUILD_BUG_ON(sizeof(struct twheel_query) != TWHEEL_QUERY_SIZE_VER2);
+	BUILD_BUG_ON(sizeof(struct twheel_list) != TWHEEL_LIST_SIZE_VER2);
+	BUILD_BUG_ON(sizeof(struct twheel_submit) != TWHEEL_SUBMIT_SIZE_VER2);
+	BUILD_BUG_ON(sizeof(struct twheel_config) != TWHEEL_CONFIG_SIZE_VER2);
+	BUILD_BUG_ON(sizeof(struct twheel_advance) != TWHEEL_ADVANCE_SIZE_VER2);
 	BUILD_BUG_ON(sizeof(struct twheel_event) != 40);
+	BUILD_BUG_ON(sizeof(struct twheel_status) != 56);
+	BUILD_BUG_ON(sizeof(struct twheel_op) != 72);
+	BUILD_BUG_ON(offsetof(struct twheel_query, status) != 16);
 
-	if (_IOC_TYPE(cmd) != TWHEEL_IOC_TYPE)
-		return -ENOTTY;
 	/* Dispatch on number and direction; the size may differ (above). */
-	switch (_IOC_NR(cmd)) {
-	case _IOC_NR(TWHEEL_IOC_INFO):
-		if (_IOC_DIR(cmd) != _IOC_DIR(TWHEEL_IOC_INFO))
-			return -ENOTTY;
-		return twheel_ioctl_info(ctx, uarg, usize);
-	case _IOC_NR(TWHEEL_IOC_ADD):
-		if (_IOC_DIR(cmd) != _IOC_DIR(TWHEEL_IOC_ADD))
-			return -ENOTTY;
-		return twheel_ioctl_add(ctx, uarg, usize);
-	case _IOC_NR(TWHEEL_IOC_CANCEL):
-		if (_IOC_DIR(cmd) != _IOC_DIR(TWHEEL_IOC_CANCEL))
-			return -ENOTTY;
-		return twheel_ioctl_cancel(ctx, uarg, usize);
-	default:
+	if (_IOC_TYPE(cmd) != TWHEEL_IOC_TYPE || nr >= ARRAY_SIZE(twheel_cmds))
 		return -ENOTTY;
-	}
+	c = &twheel_cmds[nr];
+	if (!c->fn || _IOC_DIR(cmd) != c->dir)
+		return -ENOTTY;
+	return c->fn(ctx, (void __user *)arg, _IOC_SIZE(cmd));
 }
 
 /* Called under the context's lock: one record out, without faulting. */

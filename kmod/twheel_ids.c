@@ -155,7 +155,7 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_ids_find);
  * @id: a live id, as twheel_ids_alloc() gave it
  *
  * O(1). The slot's next use gets the next generation, so @id is never
- * handed out again; after 2^30 uses the slot is retired instead.
+ * handed out again; after 2^29 uses the slot is retired instead.
  */
 void twheel_ids_remove(struct twheel_ids *ids, u64 id)
 {
@@ -170,6 +170,18 @@ void twheel_ids_remove(struct twheel_ids *ids, u64 id)
 	ids->free = slot + 1;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_ids_remove);
+
+/**
+ * twheel_ids_replace() - point a live id at another object
+ * @ids: the table
+ * @id: a live id (twheel_ids_find() returns non-NULL for it)
+ * @ptr: the object it now stands for, 2-byte aligned
+ */
+void twheel_ids_replace(struct twheel_ids *ids, u64 id, void *ptr)
+{
+	*twheel_ids_slot(ids, (u32)id - 1) = (u64)(uintptr_t)ptr;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_ids_replace);
 
 /**
  * twheel_ids_next() - walk the live objects

@@ -4,14 +4,14 @@
  * in the id so that no id is ever handed out twice.
  *
  * An id is (generation << TWHEEL_IDS_GEN_SHIFT) | (slot + 1): never 0,
- * with slot + 1 below 2^31 and a 30-bit generation; bits 31 to 33 are
+ * with slot + 1 below 2^31 and a 29-bit generation; bits 31 to 34 are
  * always 0, free for the caller's own flags in its copy of the id. A slot
  * holds either the pointer of a live object or, while free, its next
  * generation and the next free slot. Freed slots are reused first (last
  * freed, first reused), so the table has as many slots as the most
  * objects it ever held at once, whatever the pattern of adds and removes:
  * 8 bytes per slot, in pages charged to the caller's memory cgroup. A
- * slot whose generations are used up (2^30 uses) is retired, never
+ * slot whose generations are used up (2^29 uses) is retired, never
  * reused.
  *
  * The table does not lock; the caller serialises every call.
@@ -22,9 +22,9 @@
 #include <linux/types.h>
 #include <asm/page.h>
 
-#define TWHEEL_IDS_GEN_SHIFT	34
+#define TWHEEL_IDS_GEN_SHIFT	35
 /* Bits of an id that are always 0: for the caller's flags. */
-#define TWHEEL_IDS_FREE_BITS	(0x7ULL << 31)
+#define TWHEEL_IDS_FREE_BITS	(0xfULL << 31)
 
 /* Slots per page of the table. */
 #define TWHEEL_IDS_PER_PAGE	(PAGE_SIZE / sizeof(u64))
@@ -50,6 +50,7 @@ void twheel_ids_destroy(struct twheel_ids *ids);
 int twheel_ids_alloc(struct twheel_ids *ids, void *ptr, u64 *id);
 void *twheel_ids_find(const struct twheel_ids *ids, u64 id);
 void twheel_ids_remove(struct twheel_ids *ids, u64 id);
+void twheel_ids_replace(struct twheel_ids *ids, u64 id, void *ptr);
 void *twheel_ids_next(const struct twheel_ids *ids, u32 *slot);
 size_t twheel_ids_bytes(const struct twheel_ids *ids);
 

@@ -77,29 +77,50 @@ static struct twheel_ctx *ctx_new(struct kunit *test, u64 max)
 	return ctx;
 }
 
+static int ctx_out_ok(void *arg, u32 i, const struct twheel_op *op)
+{
+	return 0;
+}
+
+static int ctx_fail(void *arg, u32 i, const struct twheel_op *op)
+{
+	return -EFAULT;
+}
+
+/* One operation: its error, or what @out returned when it failed. */
+static int ctx_do(struct twheel_ctx *ctx, struct twheel_op *op,
+		  int (*out)(void *arg, u32 i, const struct twheel_op *op))
+{
+	int err = 0;
+
+	if (twheel_ctx_submit(ctx, op, 1, out ?: ctx_out_ok, NULL, &err) != 1)
+		return err;
+	return op->error;
+}
+
 static int ctx_add(struct twheel_ctx *ctx, u64 cookie, s64 ns, u32 flags,
 		   u32 clock, u64 *id)
 {
-	struct twheel_add req = {
-		.cookie = cookie, .expires_ns = ns, .flags = flags,
-		.clock = clock,
+	struct twheel_op op = {
+		.op = TWHEEL_OP_ADD, .cookie = cookie, .expires_ns = ns,
+		.flags = flags, .clock = clock,
 	};
 	int ret;
 
-	ret = twheel_ctx_add(ctx, &req, NULL, NULL);
+	ret = ctx_do(ctx, &op, NULL);
 	if (id)
-		*id = req.id;
+		*id = op.id;
 	return ret;
 }
 
 static int ctx_cancel(struct twheel_ctx *ctx, u64 id, u32 *result)
 {
-	struct twheel_cancel req = { .id = id };
+	struct twheel_op op = { .op = TWHEEL_OP_CANCEL, .id = id };
 	int ret;
 
-	ret = twheel_ctx_cancel(ctx, &req, NULL, NULL);
+	ret = ctx_do(ctx, &op, NULL);
 	if (result)
-		*result = req.result;
+		*result = op.result;
 	return ret;
 }
 
@@ -128,11 +149,6 @@ static int ctx_emit(void *arg, const struct twheel_event *ev)
 	return 0;
 }
 
-static int ctx_fail(void *arg)
-{
-	return -EFAULT;
-}
-
 static void twheel_ctx_due_now_is_queued_at_once(struct kunit *test)
 {
 	struct twheel_ctx *ctx = ctx_new(test, 16);
@@ -140,7 +156,7 @@ static void twheel_ctx_due_now_is_queued_at_once(struct kunit *test)
 	s64 before = ktime_get();
 	u64 id;
 
-	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 42, 0, 0, TWHEEL_CLOCK_MONOTONIC,
+	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 42, 0, 0, CLOCK_MONOTONIC,
 				      &id), 0);
 	KUNIT_EXPECT_NE(test, id, 0ULL);
 	KUNIT_EXPECT_TRUE(test, twheel_ctx_readable(ctx));
@@ -148,7 +164,7 @@ static void twheel_ctx_due_now_is_queued_at_once(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r.ev[0].id, id);
 	KUNIT_EXPECT_EQ(test, r.ev[0].cookie, 42ULL);
 	KUNIT_EXPECT_EQ(test, r.ev[0].count, 1ULL);
-	KUNIT_EXPECT_EQ(test, r.ev[0].clock, (u32)TWHEEL_CLOCK_MONOTONIC);
+	KUNIT_EXPECT_EQ(test, r.ev[0].clock, (u32)CLOCK_MONOTONIC);
 	KUNIT_EXPECT_EQ(test, r.ev[0].flags, 0U);
 	KUNIT_EXPECT_GE(test, r.ev[0].time_ns, before);
 	KUNIT_EXPECT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, &r), 0L);
@@ -159,20 +175,35 @@ static void twheel_ctx_due_now_is_queued_at_once(struct kunit *test)
 
 static void twheel_ctx_bad_requests_change_nothing(struct kunit *test)
 {
+	static const u32 bad_clocks[] = { 2, 3, 4, 5, 6, 8, 9, 10, 12, U32_MAX };
 	struct twheel_ctx *ctx = ctx_new(test, 16);
+	struct twheel_op op = { .op = TWHEEL_OP_ADD, .clock = CLOCK_MONOTONIC };
+	int i;
 
-	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 1, MS, 0x2, 0, NULL), -EINVAL);
-	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 1, MS, 0, 3, NULL), -EINVAL);
-	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 1, MS, 0, U32_MAX, NULL), -EINVAL);
-	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 1, -1, 0, 0, NULL), -EINVAL);
-	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 1, MS, 0, TWHEEL_CLOCK_REALTIME,
-				      NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 1, MS, 0x2, CLOCK_MONOTONIC, NULL),
+			-EINVAL);
+	for (i = 0; i < ARRAY_SIZE(bad_clocks); i++)
+		KUNIT_EXPECT_EQ(test, ctx_add(ctx, 1, MS, 0, bad_clocks[i],
+					      NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 1, -1, 0, CLOCK_MONOTONIC, NULL),
+			-EINVAL);
+	op.__reserved = 1;
+	KUNIT_EXPECT_EQ(test, ctx_do(ctx, &op, NULL), -EINVAL);
+	op.__reserved = 0;
+	op.op = 5;
+	KUNIT_EXPECT_EQ(test, ctx_do(ctx, &op, NULL), -EINVAL);
+	op.op = TWHEEL_OP_CANCEL;
+	op.flags = 1;
+	KUNIT_EXPECT_EQ(test, ctx_do(ctx, &op, NULL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 0ULL);
 	KUNIT_EXPECT_FALSE(test, twheel_ctx_readable(ctx));
 	/* A negative absolute deadline is merely in the past. */
-	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 1, -1, TWHEEL_ADD_ABSTIME, 0, NULL),
-			0);
+	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 1, -1, TWHEEL_ABSTIME,
+				      CLOCK_MONOTONIC, NULL), 0);
 	KUNIT_EXPECT_TRUE(test, twheel_ctx_readable(ctx));
+	/* Relative deadlines on the wall clocks are fine. */
+	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 1, MS, 0, CLOCK_REALTIME, NULL), 0);
+	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 1, MS, 0, CLOCK_TAI, NULL), 0);
 	twheel_ctx_destroy(ctx);
 }
 
@@ -186,7 +217,7 @@ static void twheel_ctx_ids_unique_slots_reused(struct kunit *test)
 
 	for (i = 0; i < ARRAY_SIZE(ids); i++) {
 		KUNIT_ASSERT_EQ(test, ctx_add(ctx, i, 3600 * 1000 * MS, 0,
-					      TWHEEL_CLOCK_MONOTONIC, &ids[i]),
+					      CLOCK_MONOTONIC, &ids[i]),
 				0);
 		for (j = 0; j < i; j++)
 			KUNIT_EXPECT_NE(test, ids[i], ids[j]);
@@ -203,36 +234,34 @@ static void twheel_ctx_ids_unique_slots_reused(struct kunit *test)
 static void twheel_ctx_cancel_outcomes(struct kunit *test)
 {
 	struct twheel_ctx *ctx = ctx_new(test, 16);
-	struct twheel_cancel req = { };
+	struct twheel_op req = { .op = TWHEEL_OP_CANCEL };
 	u64 pending, queued;
 	u32 result = 0;
 
 	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, 3600 * 1000 * MS, 0,
-				      TWHEEL_CLOCK_BOOTTIME, &pending), 0);
-	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 2, 0, 0, TWHEEL_CLOCK_MONOTONIC,
+				      CLOCK_BOOTTIME, &pending), 0);
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 2, 0, 0, CLOCK_MONOTONIC,
 				      &queued), 0);
 	/* If the outcome cannot be handed over, nothing is cancelled. */
 	req.id = pending;
-	KUNIT_EXPECT_EQ(test, twheel_ctx_cancel(ctx, &req, ctx_fail, NULL),
-			-EFAULT);
-	KUNIT_EXPECT_EQ(test, req.result, (u32)TWHEEL_CANCELLED_PENDING);
+	KUNIT_EXPECT_EQ(test, ctx_do(ctx, &req, ctx_fail), -EFAULT);
+	KUNIT_EXPECT_EQ(test, req.result, (u32)TWHEEL_STATE_PENDING);
 	req.id = queued;
-	KUNIT_EXPECT_EQ(test, twheel_ctx_cancel(ctx, &req, ctx_fail, NULL),
-			-EFAULT);
-	KUNIT_EXPECT_EQ(test, req.result, (u32)TWHEEL_CANCELLED_QUEUED);
+	KUNIT_EXPECT_EQ(test, ctx_do(ctx, &req, ctx_fail), -EFAULT);
+	KUNIT_EXPECT_EQ(test, req.result, (u32)TWHEEL_STATE_QUEUED);
 	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 2ULL);
 	KUNIT_EXPECT_TRUE(test, twheel_ctx_readable(ctx));
 
 	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, pending, &result), 0);
-	KUNIT_EXPECT_EQ(test, result, (u32)TWHEEL_CANCELLED_PENDING);
+	KUNIT_EXPECT_EQ(test, result, (u32)TWHEEL_STATE_PENDING);
 	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, pending, &result), -ENOENT);
 	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, queued, &result), 0);
-	KUNIT_EXPECT_EQ(test, result, (u32)TWHEEL_CANCELLED_QUEUED);
+	KUNIT_EXPECT_EQ(test, result, (u32)TWHEEL_STATE_QUEUED);
 	KUNIT_EXPECT_EQ(test, ctx->nr_queued, 0ULL);
 	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, 0, &result), -ENOENT);
 	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, U64_MAX, &result), -ENOENT);
 	/* Same slot, another generation: not the live timer's id. */
-	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 3, 3600 * 1000 * MS, 0, 0,
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 3, 3600 * 1000 * MS, 0, CLOCK_MONOTONIC,
 				      &pending), 0);
 	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, pending ^ (1ULL << 40), &result),
 			-ENOENT);
@@ -246,13 +275,16 @@ static void twheel_ctx_cancel_outcomes(struct kunit *test)
 static void twheel_ctx_add_taken_back(struct kunit *test)
 {
 	struct twheel_ctx *ctx = ctx_new(test, 16);
-	struct twheel_add req = { .expires_ns = 3600 * 1000 * MS };
+	struct twheel_op req = {
+		.op = TWHEEL_OP_ADD, .expires_ns = 3600 * 1000 * MS,
+		.clock = CLOCK_MONOTONIC,
+	};
 
-	KUNIT_EXPECT_EQ(test, twheel_ctx_add(ctx, &req, ctx_fail, NULL),
-			-EFAULT);
+	KUNIT_EXPECT_EQ(test, ctx_do(ctx, &req, ctx_fail), -EFAULT);
 	req.expires_ns = 0;
-	KUNIT_EXPECT_EQ(test, twheel_ctx_add(ctx, &req, ctx_fail, NULL),
-			-EFAULT);
+	KUNIT_EXPECT_EQ(test, ctx_do(ctx, &req, ctx_fail), -EFAULT);
+	req.period_ns = MS;
+	KUNIT_EXPECT_EQ(test, ctx_do(ctx, &req, ctx_fail), -EFAULT);
 	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 0ULL);
 	KUNIT_EXPECT_FALSE(test, twheel_ctx_readable(ctx));
 	twheel_ctx_destroy(ctx);
@@ -266,7 +298,7 @@ static void twheel_ctx_read_keeps_unwritten(struct kunit *test)
 	int i;
 
 	for (i = 0; i < 3; i++)
-		KUNIT_ASSERT_EQ(test, ctx_add(ctx, i, 0, 0, 0, NULL), 0);
+		KUNIT_ASSERT_EQ(test, ctx_add(ctx, i, 0, 0, CLOCK_MONOTONIC, NULL), 0);
 	KUNIT_EXPECT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, &r), 1L);
 	KUNIT_EXPECT_EQ(test, r.ev[0].cookie, 0ULL);
 	/* The first record of a call fails: the call says so. */
@@ -289,14 +321,14 @@ static void twheel_ctx_cap(struct kunit *test)
 	u64 id;
 	u32 result;
 
-	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 1, MS * 1000, 0, 0, &id), 0);
-	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 2, MS * 1000, 0, 0, NULL), 0);
+	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 1, MS * 1000, 0, CLOCK_MONOTONIC, &id), 0);
+	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 2, MS * 1000, 0, CLOCK_MONOTONIC, NULL), 0);
 	/* A queued record still counts until it is read. */
-	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 3, 0, 0, 0, NULL), 0);
-	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 4, MS, 0, 0, NULL), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 3, 0, 0, CLOCK_MONOTONIC, NULL), 0);
+	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 4, MS, 0, CLOCK_MONOTONIC, NULL), -ENOSPC);
 	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 3ULL);
 	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, id, &result), 0);
-	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 5, MS, 0, 0, NULL), 0);
+	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 5, MS, 0, CLOCK_MONOTONIC, NULL), 0);
 	twheel_ctx_destroy(ctx);
 }
 
@@ -305,13 +337,13 @@ static void twheel_ctx_saturated_deadlines(struct kunit *test)
 {
 	struct twheel_ctx *ctx = ctx_new(test, 16);
 
-	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 1, KTIME_MAX, 0, 0, NULL), 0);
-	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 2, KTIME_MAX, TWHEEL_ADD_ABSTIME,
-				      TWHEEL_CLOCK_REALTIME, NULL), 0);
+	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 1, KTIME_MAX, 0, CLOCK_MONOTONIC, NULL), 0);
+	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 2, KTIME_MAX, TWHEEL_ABSTIME,
+				      CLOCK_REALTIME, NULL), 0);
 	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 3, KTIME_MAX, 0,
-				      TWHEEL_CLOCK_BOOTTIME, NULL), 0);
+				      CLOCK_BOOTTIME, NULL), 0);
 	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
-	twheel_ctx_update_at(ctx, TWHEEL_CLOCK_MONOTONIC, KTIME_MAX - 1);
+	twheel_ctx_update_at(ctx, TWHEEL_CLK_MONOTONIC, KTIME_MAX - 1);
 	twheel_ctx_unlock(ctx);
 	KUNIT_EXPECT_FALSE(test, twheel_ctx_readable(ctx));
 	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 3ULL);
@@ -335,13 +367,13 @@ static void twheel_ctx_expiry_order(struct kunit *test)
 
 	for (i = 0; i < ARRAY_SIZE(delay_ms); i++)
 		KUNIT_ASSERT_EQ(test, ctx_add(ctx, i, start + delay_ms[i] * MS,
-					      TWHEEL_ADD_ABSTIME, 0, NULL), 0);
+					      TWHEEL_ABSTIME, CLOCK_MONOTONIC, NULL), 0);
 	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
 	/* 9.5 ms: nothing yet; then one tick at a time up to 60 ms. */
-	twheel_ctx_update_at(ctx, TWHEEL_CLOCK_MONOTONIC, start + 9 * MS + MS / 2);
+	twheel_ctx_update_at(ctx, TWHEEL_CLK_MONOTONIC, start + 9 * MS + MS / 2);
 	KUNIT_EXPECT_EQ(test, ctx->nr_queued, 1ULL);
 	for (i = 10; i <= 60; i++)
-		twheel_ctx_update_at(ctx, TWHEEL_CLOCK_MONOTONIC, start + i * MS);
+		twheel_ctx_update_at(ctx, TWHEEL_CLK_MONOTONIC, start + i * MS);
 	twheel_ctx_unlock(ctx);
 	KUNIT_ASSERT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, &r),
 			(long)ARRAY_SIZE(want));
@@ -365,18 +397,18 @@ static void twheel_ctx_cascade_queues_nothing(struct kunit *test)
 	s64 t0 = (ktime_get() / (64 * MS) + 3600 * 1000 / 64) * 64 * MS;
 	struct twheel_base *base;
 
-	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 9, t0 + 10 * MS, TWHEEL_ADD_ABSTIME,
-				      0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 9, t0 + 10 * MS, TWHEEL_ABSTIME,
+				      CLOCK_MONOTONIC, NULL), 0);
 	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
-	base = ctx->bases[TWHEEL_CLOCK_MONOTONIC];
+	base = ctx->bases[TWHEEL_CLK_MONOTONIC];
 	/* From 32 ticks before the slot starts, its start is the event. */
-	twheel_ctx_update_at(ctx, TWHEEL_CLOCK_MONOTONIC, t0 - 32 * MS);
+	twheel_ctx_update_at(ctx, TWHEEL_CLK_MONOTONIC, t0 - 32 * MS);
 	KUNIT_EXPECT_EQ(test, ctx->nr_queued, 0ULL);
 	KUNIT_EXPECT_EQ(test, twheel_wheel_next(&base->wheel) * MS, (u64)t0);
-	twheel_ctx_update_at(ctx, TWHEEL_CLOCK_MONOTONIC, t0);
+	twheel_ctx_update_at(ctx, TWHEEL_CLK_MONOTONIC, t0);
 	KUNIT_EXPECT_EQ(test, ctx->nr_queued, 0ULL);
 	KUNIT_EXPECT_EQ(test, base->armed * MS, (u64)t0 + 10 * MS);
-	twheel_ctx_update_at(ctx, TWHEEL_CLOCK_MONOTONIC, t0 + 10 * MS);
+	twheel_ctx_update_at(ctx, TWHEEL_CLK_MONOTONIC, t0 + 10 * MS);
 	KUNIT_EXPECT_EQ(test, ctx->nr_queued, 1ULL);
 	KUNIT_EXPECT_TRUE(test, twheel_wheel_empty(&base->wheel));
 	twheel_ctx_unlock(ctx);
@@ -393,7 +425,7 @@ static void twheel_ctx_hrtimer_only_wakes(struct kunit *test)
 	struct ctx_records r = { };
 	long left;
 
-	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 7, 5 * MS, 0, 0, NULL), 0);
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 7, 5 * MS, 0, CLOCK_MONOTONIC, NULL), 0);
 	KUNIT_EXPECT_FALSE(test, twheel_ctx_fired(ctx));
 	left = wait_event_timeout(ctx->wqh, twheel_ctx_fired(ctx), 10 * HZ);
 	KUNIT_ASSERT_GT(test, left, 0L);
@@ -421,11 +453,11 @@ static void twheel_ctx_rebase(struct kunit *test)
 
 	for (i = 0; i < n; i++)
 		KUNIT_ASSERT_EQ(test, ctx_add(ctx, i, t0 + (i % 5) * MS,
-					      TWHEEL_ADD_ABSTIME, 0, NULL), 0);
+					      TWHEEL_ABSTIME, CLOCK_MONOTONIC, NULL), 0);
 	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
-	base = ctx->bases[TWHEEL_CLOCK_MONOTONIC];
+	base = ctx->bases[TWHEEL_CLK_MONOTONIC];
 	/* Run the wheel an hour ahead of the clock, then let it catch up. */
-	twheel_ctx_update_at(ctx, TWHEEL_CLOCK_MONOTONIC, t0 - MS);
+	twheel_ctx_update_at(ctx, TWHEEL_CLK_MONOTONIC, t0 - MS);
 	KUNIT_EXPECT_EQ(test, ctx->nr_queued, 0ULL);
 	twheel_ctx_unlock(ctx);
 	atomic_inc(&ctx->fire_seq);
@@ -433,7 +465,7 @@ static void twheel_ctx_rebase(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, list_empty(&base->rebase));
 	KUNIT_EXPECT_EQ(test, base->wheel.count, (u64)n);
 	KUNIT_EXPECT_LT(test, base->wheel.clk * MS, (u64)t0 - MS);
-	twheel_ctx_update_at(ctx, TWHEEL_CLOCK_MONOTONIC, t0 + 10 * MS);
+	twheel_ctx_update_at(ctx, TWHEEL_CLK_MONOTONIC, t0 + 10 * MS);
 	twheel_ctx_unlock(ctx);
 	/* Deadline order, ties in add order: cookies 0, 5, 10, ..., 1, 6, ... */
 	for (i = 0; i < n; i += r.n) {
@@ -461,9 +493,301 @@ static void twheel_ctx_destroy_busy(struct kunit *test)
 	int i;
 
 	for (i = 0; i < 3000; i++)
-		KUNIT_ASSERT_EQ(test, ctx_add(ctx, i, (i % 3) * MS, 0, i % 2,
+		KUNIT_ASSERT_EQ(test, ctx_add(ctx, i, (i % 3) * MS, 0,
+					      i % 2 ? CLOCK_MONOTONIC : CLOCK_TAI,
 					      NULL), 0);
 	fsleep(2000);
+	twheel_ctx_destroy(ctx);
+}
+
+/* Records on the heap: the stack of a KASAN kernel is tight. */
+static struct ctx_records *ctx_recs(struct kunit *test)
+{
+	struct ctx_records *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	return r;
+}
+
+static void twheel_ctx_clock_index(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, twheel_clock_index(CLOCK_MONOTONIC),
+			(int)TWHEEL_CLK_MONOTONIC);
+	KUNIT_EXPECT_EQ(test, twheel_clock_index(CLOCK_BOOTTIME),
+			(int)TWHEEL_CLK_BOOTTIME);
+	KUNIT_EXPECT_EQ(test, twheel_clock_index(CLOCK_REALTIME),
+			(int)TWHEEL_CLK_REALTIME);
+	KUNIT_EXPECT_EQ(test, twheel_clock_index(CLOCK_TAI),
+			(int)TWHEEL_CLK_TAI);
+	KUNIT_EXPECT_EQ(test, twheel_clock_index(CLOCK_MONOTONIC_RAW), -EINVAL);
+	KUNIT_EXPECT_EQ(test, twheel_clock_index(CLOCK_BOOTTIME_ALARM),
+			-EINVAL);
+}
+
+/* A context on a manual clock with a 1 ms tick. */
+static struct twheel_ctx *ctx_manual(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_new(test, 4096);
+
+	KUNIT_ASSERT_EQ(test, twheel_ctx_config(ctx, MS, true), 0);
+	return ctx;
+}
+
+static s64 ctx_advance(struct kunit *test, struct twheel_ctx *ctx, s64 ns)
+{
+	s64 now = -1;
+
+	KUNIT_EXPECT_EQ(test, twheel_ctx_advance(ctx, ns, &now), 0);
+	return now;
+}
+
+static struct twheel_op ctx_query(struct twheel_ctx *ctx, u64 id)
+{
+	struct twheel_op op = { .op = TWHEEL_OP_QUERY, .id = id };
+
+	ctx_do(ctx, &op, NULL);
+	return op;
+}
+
+static void twheel_ctx_config_rules(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_new(test, 16);
+	s64 now;
+	u64 id;
+
+	KUNIT_EXPECT_EQ(test, twheel_ctx_advance(ctx, MS, &now), -EINVAL);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_config(ctx, 999, false), -EINVAL);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_config(ctx, 1000000001, false),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_config(ctx, 1000, true), 0);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_config(ctx, 100 * MS, false), 0);
+	KUNIT_EXPECT_EQ(test, ctx->tick_ns, 100ULL * MS);
+	/* A failed add fixes nothing. */
+	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 1, -1, 0, CLOCK_MONOTONIC, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_config(ctx, MS, true), 0);
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, MS, 0, CLOCK_MONOTONIC, &id), 0);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_config(ctx, MS, true), -EBUSY);
+	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, id, NULL), 0);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_config(ctx, MS, true), -EBUSY);
+	KUNIT_EXPECT_EQ(test, ctx_advance(test, ctx, 5), 5LL);
+	KUNIT_EXPECT_EQ(test, ctx_advance(test, ctx, U64_MAX), KTIME_MAX);
+	twheel_ctx_destroy(ctx);
+}
+
+/* The manual clock: everything due is queued by the advance, in order. */
+static void twheel_ctx_manual_order(struct kunit *test)
+{
+	static const int delay_ms[] = { 30, 10, 20, 10, 40, 1 };
+	static const u64 want[] = { 5, 1, 3, 2, 0 };
+	struct twheel_ctx *ctx = ctx_manual(test);
+	struct ctx_records *r = ctx_recs(test);
+	int i;
+
+	/* Order holds within a clock: the one not due runs on another. */
+	for (i = 0; i < ARRAY_SIZE(delay_ms); i++)
+		KUNIT_ASSERT_EQ(test, ctx_add(ctx, i, delay_ms[i] * MS, 0,
+					      i == 4 ? CLOCK_BOOTTIME :
+					      CLOCK_MONOTONIC, NULL), 0);
+	KUNIT_EXPECT_EQ(test, ctx_advance(test, ctx, 30 * MS - 1),
+			30 * MS - 1);
+	KUNIT_EXPECT_EQ(test, ctx->nr_queued, 4ULL);
+	KUNIT_EXPECT_EQ(test, ctx_advance(test, ctx, 1), 30 * MS);
+	KUNIT_ASSERT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, r), 5L);
+	for (i = 0; i < ARRAY_SIZE(want); i++)
+		KUNIT_EXPECT_EQ(test, r->ev[i].cookie, want[i]);
+	/* Queued by the advance, at the manual clock's time then. */
+	KUNIT_EXPECT_EQ(test, r->ev[0].time_ns, 30 * MS - 1);
+	KUNIT_EXPECT_EQ(test, r->ev[4].time_ns, 30 * MS);
+	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 1ULL);
+	/* Every clock runs on the one manual clock. */
+	KUNIT_EXPECT_EQ(test, ctx_advance(test, ctx, 10 * MS), 40 * MS);
+	r->n = 0;
+	KUNIT_ASSERT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, r), 1L);
+	KUNIT_EXPECT_EQ(test, r->ev[0].clock, (u32)CLOCK_BOOTTIME);
+	KUNIT_EXPECT_EQ(test, r->ev[0].time_ns, 40 * MS);
+	twheel_ctx_destroy(ctx);
+}
+
+/* timerfd's semantics: a 50 ms timer left unread for 160 ms reads 3. */
+static void twheel_ctx_periodic_counts(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_manual(test);
+	struct ctx_records *r = ctx_recs(test);
+	struct twheel_op q = {
+		.op = TWHEEL_OP_ADD, .cookie = 9, .expires_ns = 50 * MS,
+		.period_ns = 50 * MS, .clock = CLOCK_MONOTONIC,
+	};
+	u64 id;
+
+	KUNIT_ASSERT_EQ(test, ctx_do(ctx, &q, NULL), 0);
+	id = q.id;
+	ctx_advance(test, ctx, 160 * MS);
+	/* One record, however many periods pass while it is unread. */
+	KUNIT_EXPECT_EQ(test, ctx->nr_queued, 1ULL);
+	q = ctx_query(ctx, id);
+	KUNIT_EXPECT_EQ(test, q.error, 0);
+	KUNIT_EXPECT_EQ(test, q.result, (u32)TWHEEL_STATE_QUEUED);
+	KUNIT_EXPECT_EQ(test, q.count, 3ULL);
+	KUNIT_EXPECT_EQ(test, q.expires_ns, 200 * MS);
+	KUNIT_EXPECT_EQ(test, q.remaining_ns, 40 * MS);
+	KUNIT_ASSERT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, r), 1L);
+	KUNIT_EXPECT_EQ(test, r->ev[0].count, 3ULL);
+	KUNIT_EXPECT_EQ(test, r->ev[0].cookie, 9ULL);
+	KUNIT_EXPECT_EQ(test, r->ev[0].time_ns, 160 * MS);
+	/* Read: pending again, for the next deadline of its grid. */
+	q = ctx_query(ctx, id);
+	KUNIT_EXPECT_EQ(test, q.result, (u32)TWHEEL_STATE_PENDING);
+	KUNIT_EXPECT_EQ(test, q.count, 0ULL);
+	KUNIT_EXPECT_EQ(test, q.expires_ns, 200 * MS);
+	KUNIT_EXPECT_EQ(test, q.period_ns, 50ULL * MS);
+	ctx_advance(test, ctx, 40 * MS - 1);
+	KUNIT_EXPECT_EQ(test, ctx->nr_queued, 0ULL);
+	ctx_advance(test, ctx, 1);
+	r->n = 0;
+	KUNIT_ASSERT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, r), 1L);
+	KUNIT_EXPECT_EQ(test, r->ev[0].count, 1ULL);
+	/* Cancel of a queued periodic timer retracts its record. */
+	ctx_advance(test, ctx, 50 * MS);
+	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, id, &q.result), 0);
+	KUNIT_EXPECT_EQ(test, q.result, (u32)TWHEEL_STATE_QUEUED);
+	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 0ULL);
+	KUNIT_EXPECT_FALSE(test, twheel_ctx_readable(ctx));
+	/* A period below the tick is one tick. */
+	q = (struct twheel_op){ .op = TWHEEL_OP_ADD, .expires_ns = MS,
+				.period_ns = 1, .clock = CLOCK_MONOTONIC };
+	KUNIT_ASSERT_EQ(test, ctx_do(ctx, &q, NULL), 0);
+	KUNIT_EXPECT_EQ(test, ctx_query(ctx, q.id).period_ns, (u64)MS);
+	twheel_ctx_destroy(ctx);
+}
+
+static void twheel_ctx_modify(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_manual(test);
+	struct twheel_op m = { .op = TWHEEL_OP_MODIFY };
+	struct ctx_records *r = ctx_recs(test);
+	u64 id, other;
+
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, 10 * MS, 0, CLOCK_MONOTONIC,
+				      &id), 0);
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 2, 20 * MS, 0, CLOCK_MONOTONIC,
+				      &other), 0);
+	/* Later, same id and cookie; behind the timer already at 20 ms. */
+	m.id = id;
+	m.expires_ns = 20 * MS;
+	m.cookie = 77;
+	KUNIT_EXPECT_EQ(test, ctx_do(ctx, &m, NULL), 0);
+	KUNIT_EXPECT_EQ(test, m.result, (u32)TWHEEL_STATE_PENDING);
+	ctx_advance(test, ctx, 10 * MS);
+	KUNIT_EXPECT_EQ(test, ctx->nr_queued, 0ULL);
+	ctx_advance(test, ctx, 10 * MS);
+	KUNIT_EXPECT_EQ(test, ctx->nr_queued, 2ULL);
+	/* Modify of a queued timer retracts its record. */
+	m.expires_ns = 5 * MS;
+	m.flags = TWHEEL_SET_COOKIE;
+	KUNIT_EXPECT_EQ(test, ctx_do(ctx, &m, NULL), 0);
+	KUNIT_EXPECT_EQ(test, m.result, (u32)TWHEEL_STATE_QUEUED);
+	KUNIT_EXPECT_EQ(test, ctx->nr_queued, 1ULL);
+	KUNIT_ASSERT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, r), 1L);
+	KUNIT_EXPECT_EQ(test, r->ev[0].id, other);
+	/* Not handed over: nothing changes. Made periodic: a new object. */
+	m.flags = 0;
+	m.period_ns = 7 * MS;
+	KUNIT_EXPECT_EQ(test, ctx_do(ctx, &m, ctx_fail), -EFAULT);
+	KUNIT_EXPECT_EQ(test, ctx_query(ctx, id).expires_ns, 25 * MS);
+	KUNIT_EXPECT_EQ(test, ctx_query(ctx, id).period_ns, 0ULL);
+	KUNIT_EXPECT_EQ(test, ctx_do(ctx, &m, NULL), 0);
+	KUNIT_EXPECT_EQ(test, ctx_query(ctx, id).period_ns, 7ULL * MS);
+	KUNIT_EXPECT_EQ(test, ctx_query(ctx, id).expires_ns, 25 * MS);
+	ctx_advance(test, ctx, 5 * MS + 7 * MS);
+	r->n = 0;
+	KUNIT_ASSERT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, r), 1L);
+	KUNIT_EXPECT_EQ(test, r->ev[0].id, id);
+	KUNIT_EXPECT_EQ(test, r->ev[0].cookie, 77ULL);
+	KUNIT_EXPECT_EQ(test, r->ev[0].count, 2ULL);
+	/* Back to one-shot; gone once read. */
+	m.period_ns = 0;
+	m.expires_ns = 0;
+	KUNIT_EXPECT_EQ(test, ctx_do(ctx, &m, NULL), 0);
+	r->n = 0;
+	KUNIT_ASSERT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, r), 1L);
+	KUNIT_EXPECT_EQ(test, ctx_do(ctx, &m, NULL), -ENOENT);
+	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 0ULL);
+	twheel_ctx_destroy(ctx);
+}
+
+/* A batch that cannot hand an operation over stops there, it undone. */
+static int ctx_fail_second(void *arg, u32 i, const struct twheel_op *op)
+{
+	return i == 1 ? -EFAULT : 0;
+}
+
+static void twheel_ctx_submit_stops(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_manual(test);
+	struct twheel_op *ops = kunit_kcalloc(test, 3, sizeof(*ops), GFP_KERNEL);
+	int i, err = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, ops);
+
+	for (i = 0; i < 3; i++)
+		ops[i] = (struct twheel_op){ .op = TWHEEL_OP_ADD,
+			.expires_ns = i * MS, .period_ns = i * MS,
+			.clock = CLOCK_MONOTONIC };
+	KUNIT_EXPECT_EQ(test, twheel_ctx_submit(ctx, ops, 3, ctx_fail_second,
+						NULL, &err), 1U);
+	KUNIT_EXPECT_EQ(test, err, -EFAULT);
+	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 1ULL);
+	KUNIT_EXPECT_NE(test, ops[0].id, 0ULL);
+	/* A failing operation does not stop the batch. */
+	ops[1].clock = 4;
+	err = 0;
+	KUNIT_EXPECT_EQ(test, twheel_ctx_submit(ctx, ops, 3, ctx_out_ok, NULL,
+						&err), 3U);
+	KUNIT_EXPECT_EQ(test, err, 0);
+	KUNIT_EXPECT_EQ(test, ops[1].error, -EINVAL);
+	KUNIT_EXPECT_EQ(test, ops[1].id, 0ULL);
+	KUNIT_EXPECT_EQ(test, ops[2].error, 0);
+	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 3ULL);
+	twheel_ctx_destroy(ctx);
+}
+
+/* A listing sees every timer that stays exactly once. */
+static void twheel_ctx_list_cursor(struct kunit *test)
+{
+	const int n = 300;
+	struct twheel_ctx *ctx = ctx_manual(test);
+	struct twheel_status st[7];
+	unsigned long *seen;
+	u64 cursor = 0, *ids;
+	int i, got = 0;
+	u32 k, j;
+
+	seen = kunit_kzalloc(test, BITS_TO_LONGS(n) * sizeof(long),
+			     GFP_KERNEL);
+	ids = kunit_kcalloc(test, n, sizeof(*ids), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	KUNIT_ASSERT_NOT_NULL(test, ids);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, ctx_add(ctx, i, (i + 1) * MS, 0,
+					      CLOCK_MONOTONIC, &ids[i]), 0);
+	for (i = 0; i < n; i += 3)
+		KUNIT_ASSERT_EQ(test, ctx_cancel(ctx, ids[i], NULL), 0);
+	do {
+		k = twheel_ctx_list(ctx, &cursor, st, ARRAY_SIZE(st));
+		for (j = 0; j < k; j++) {
+			i = st[j].cookie;
+			KUNIT_ASSERT_LT(test, i, n);
+			KUNIT_EXPECT_EQ(test, st[j].id, ids[i]);
+			KUNIT_EXPECT_NE(test, i % 3, 0);
+			KUNIT_EXPECT_FALSE(test, __test_and_set_bit(i, seen));
+			KUNIT_EXPECT_EQ(test, st[j].deadline_ns, (i + 1) * MS);
+			KUNIT_EXPECT_EQ(test, st[j].state,
+					(u32)TWHEEL_STATE_PENDING);
+			got++;
+		}
+	} while (cursor);
+	KUNIT_EXPECT_EQ(test, got, 200);
 	twheel_ctx_destroy(ctx);
 }
 
@@ -485,6 +809,13 @@ static struct kunit_case twheel_ctx_cases[] = {
 	KUNIT_CASE(twheel_ctx_hrtimer_only_wakes),
 	KUNIT_CASE(twheel_ctx_rebase),
 	KUNIT_CASE(twheel_ctx_destroy_busy),
+	KUNIT_CASE(twheel_ctx_clock_index),
+	KUNIT_CASE(twheel_ctx_config_rules),
+	KUNIT_CASE(twheel_ctx_manual_order),
+	KUNIT_CASE(twheel_ctx_periodic_counts),
+	KUNIT_CASE(twheel_ctx_modify),
+	KUNIT_CASE(twheel_ctx_submit_stops),
+	KUNIT_CASE(twheel_ctx_list_cursor),
 	{}
 };
 

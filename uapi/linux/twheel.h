@@ -407,10 +407,10 @@ struct twheel_event {
 };
 
 /* struct twheel_info.features */
-#define TWHEEL_FEATURE_PERIODIC		(1ULL << 0)	/* period_ns */
-#define TWHEEL_FEATURE_TIMENS		(1ULL << 1)	/* time namespaces */
-#define TWHEEL_FEATURE_MANUAL_CLOCK	(1ULL << 2)	/* TWHEEL_CONFIG_MANUAL */
-#define TWHEEL_FEATURE_RELATIVE_WALL	(1ULL << 3)	/* relative REALTIME/TAI */
+#define TWHEEL_FEATURE_PERIODIC		0x1ULL		/* period_ns */
+#define TWHEEL_FEATURE_TIMENS		0x2ULL		/* time namespaces */
+#define TWHEEL_FEATURE_MANUAL_CLOCK	0x4ULL		/* TWHEEL_CONFIG_MANUAL */
+#define TWHEEL_FEATURE_RELATIVE_WALL	0x8ULL		/* relative REALTIME/TAI */
 
 /**
  * struct twheel_info - argument of TWHEEL_IOC_INFO: the handshake
