@@ -562,10 +562,12 @@ static u64 twheel_ptimer_count(const struct twheel_ptimer *pt, s64 now_ns)
  * Caller holds the lock; @t is in neither the wheel nor the queue, and
  * its clock's wheel is up to date at @now_ns unless @deadline is after
  * @now_ns. Place @t for @deadline (kernel time): queue its record at once
- * when its deadline tick has been reached, or when its deadline has
- * passed inside the current tick and no timer of that tick waits in the
- * wheel (one that does was added earlier and comes first: this one then
- * waits for the tick, behind it); else put it in the wheel.
+ * when its deadline has passed and its deadline tick has been reached, or
+ * no timer of that tick waits in the wheel (one that does was added
+ * earlier and comes first: this one then waits for the tick, behind it);
+ * else put it in the wheel. A deadline after @now_ns always goes to the
+ * wheel, also when the wheel's clock is ahead of @now_ns (the wall clock
+ * was set back): the wheel's next update takes it out and adds it again.
  */
 static void twheel_timer_place(struct twheel_ctx *ctx, struct twheel_timer *t,
 			       s64 deadline, s64 now_ns)
@@ -577,8 +579,8 @@ static void twheel_timer_place(struct twheel_ctx *ctx, struct twheel_timer *t,
 
 	if (pt)
 		pt->deadline_ns = deadline;
-	if (tick <= base->wheel.clk ||
-	    (deadline <= now_ns && !twheel_wheel_holds(&base->wheel, tick))) {
+	if (deadline <= now_ns && (tick <= base->wheel.clk ||
+				   !twheel_wheel_holds(&base->wheel, tick))) {
 		t->word |= TWHEEL_TIMER_QUEUED;
 		t->rec.time_ns = now_ns;
 		list_add_tail(&t->rec.link, &one);
