@@ -41,16 +41,8 @@ module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 # libtwheel and the tools, for this machine.
-userspace: $(BUILD)/lib/libtwheel.a $(addprefix $(BUILD)/bin/,$(TOOLS))
-
-$(BUILD)/lib/libtwheel.a: $(LIB_DEPS)
-	@mkdir -p $(BUILD)/lib
-	$(CC) $(USER_CFLAGS) -c -o $(BUILD)/lib/libtwheel.o $(LIB_SRC)
-	$(AR) rcs $@ $(BUILD)/lib/libtwheel.o
-
-$(BUILD)/bin/%: userspace/tools/%.c $(BUILD)/lib/libtwheel.a
-	@mkdir -p $(BUILD)/bin
-	$(CC) $(USER_CFLAGS) -Iuserspace/lib -o $@ $< $(BUILD)/lib/libtwheel.a
+# (rules in userspace/userspace.mk: libtwheel, twheelctl, man pages)
+userspace:
 
 # Static programs for the test VMs (their initramfs has no libc).
 vm-userspace: $(INTEG_BIN) $(VM_BIN)/twheel-run-tests \
@@ -122,6 +114,8 @@ help:
 	@echo "  make vm-shell KERNEL=debug|stock"
 	@echo "  make style | sparse | uapi-check   static checks"
 	@echo "  make fuzz [FUZZ_SECONDS=60] | bench-core | wheel-test"
+	@echo "  make libtwheel | userspace-tools | man-check | examples"
+	@echo "  make userspace-install [PREFIX=/usr/local] [DESTDIR=...]"
 
 -include tests/wheel/wheel.mk
 -include userspace/userspace.mk

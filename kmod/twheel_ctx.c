@@ -370,10 +370,29 @@ void twheel_ctx_unlock(struct twheel_ctx *ctx)
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_unlock);
 
-/* Caller holds the lock. The base of @clock, created on first use. */
+/*
+ * The base that runs timers of @clock: its own, or on a manual clock the
+ * one base all timers share, so that they fall due in one order.
+ */
+static u32 twheel_ctx_base_index(struct twheel_ctx *ctx, u32 clock)
+{
+	return ctx->manual ? TWHEEL_CLK_MONOTONIC : clock;
+}
+
+/* Caller holds the lock. The base of a timer of @clock (it exists). */
+static struct twheel_base *twheel_ctx_base_of(struct twheel_ctx *ctx,
+					      u32 clock)
+{
+	return ctx->bases[twheel_ctx_base_index(ctx, clock)];
+}
+
+/* Caller holds the lock. The base for @clock, created on first use. */
 static struct twheel_base *twheel_ctx_base(struct twheel_ctx *ctx, u32 clock)
 {
-	struct twheel_base *base = ctx->bases[clock];
+	struct twheel_base *base;
+
+	clock = twheel_ctx_base_index(ctx, clock);
+	base = ctx->bases[clock];
 
 	if (base)
 		return base;
@@ -486,7 +505,7 @@ static void twheel_timer_free(struct twheel_ctx *ctx, struct twheel_timer *t)
 static void twheel_timer_unlink(struct twheel_ctx *ctx, struct twheel_timer *t)
 {
 	if (!twheel_timer_queued(t)) {
-		twheel_wheel_remove(&ctx->bases[twheel_timer_clock(t)]->wheel,
+		twheel_wheel_remove(&twheel_ctx_base_of(ctx, twheel_timer_clock(t))->wheel,
 				    &t->entry);
 	} else {
 		list_del(&t->rec.link);
@@ -498,7 +517,8 @@ static void twheel_timer_unlink(struct twheel_ctx *ctx, struct twheel_timer *t)
 /* Caller holds the lock. Take @t out of the wheel or the queue, and free it. */
 static void twheel_timer_cancel(struct twheel_ctx *ctx, struct twheel_timer *t)
 {
-	struct twheel_base *base = ctx->bases[twheel_timer_clock(t)];
+	struct twheel_base *base = twheel_ctx_base_of(ctx,
+						       twheel_timer_clock(t));
 	bool pending = !twheel_timer_queued(t);
 
 	twheel_timer_unlink(ctx, t);
@@ -572,7 +592,8 @@ static u64 twheel_ptimer_count(const struct twheel_ptimer *pt, s64 now_ns)
 static void twheel_timer_place(struct twheel_ctx *ctx, struct twheel_timer *t,
 			       s64 deadline, s64 now_ns)
 {
-	struct twheel_base *base = ctx->bases[twheel_timer_clock(t)];
+	struct twheel_base *base = twheel_ctx_base_of(ctx,
+						       twheel_timer_clock(t));
 	struct twheel_ptimer *pt = twheel_ptimer(t);
 	u64 tick = twheel_deadline_tick(deadline, ctx->tick_ns);
 	LIST_HEAD(one);
@@ -649,7 +670,8 @@ static void twheel_timer_status(struct twheel_ctx *ctx, struct twheel_timer *t,
 	st->period_ns = pt ? pt->period_ns : 0;
 	if (!twheel_timer_queued(t)) {
 		st->state = TWHEEL_STATE_PENDING;
-		next = pt ? pt->deadline_ns :
+		/* A periodic timer's grid is exact; a one-shot's, its tick. */
+		next = pt && pt->period_ns ? pt->deadline_ns :
 		       twheel_tick_ns(t->entry.expires, ctx->tick_ns);
 	} else if (pt && pt->period_ns) {
 		st->state = TWHEEL_STATE_QUEUED;
@@ -761,7 +783,7 @@ static void twheel_op_modify_apply(struct twheel_ctx *ctx,
 						       op->expires_ns, now_ns),
 			   now_ns);
 	/* It may have left a wheel that is now empty. */
-	twheel_base_arm(ctx->bases[clock]);
+	twheel_base_arm(twheel_ctx_base_of(ctx, clock));
 }
 
 /* The outputs of @op zeroed, as before it is done or when it fails. */

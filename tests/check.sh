@@ -84,7 +84,8 @@ stage uapi		tests/static.sh uapi
 if [ -f tests/wheel/wheel.mk ]; then
 	stage wheel-native	make --no-print-directory wheel-test
 fi
-stage userspace-build	make --no-print-directory vm-userspace
+stage userspace-build	make --no-print-directory userspace examples vm-userspace
+stage man		tests/man.sh
 # KUnit (debug VM) and the stock VM side by side: both spend much of their
 # time asleep (boot, kmemleak's wait, timers), and neither asserts tight
 # timing. The debug integration tests, the slowest and most timing-bound,

@@ -1,15 +1,65 @@
-# make demo: runs in the VM on Debian's stock kernel (see Makefile).
+# SPDX-License-Identifier: GPL-2.0
+#
+# make demo: runs as /bin/sh (busybox) in a VM on Debian's stock kernel,
+# with the programs of build/vm-bin/ in PATH (see the top-level Makefile).
+# Loads the module, shows what an fd is, a short twheelctl session, then
+# the payment-deadline demo (userspace/demo/orders.c) live and on the
+# manual clock, and unloads the module. Any failure ends it (set -e).
 set -e
 step() { echo; echo "==> $*"; }
+
 step "insmod twheel.ko"
 insmod /lib/twheel/twheel.ko
 ls -l /dev/twheel
 echo "twheel $(cat /sys/module/twheel/version), max_timers per fd: $(cat /sys/module/twheel/parameters/max_timers)"
-step "twheelctl info: what an fd is"
+
+step "twheelctl info: the handshake of a new fd"
 twheelctl info
-step "twheelctl after 300 100 200 100: four timers, read as they fire"
-twheelctl after 300 100 200 100
-step "twheelctl stress 200000 3000 25: 200k timers on one fd over 3 s, a quarter cancelled"
-twheelctl stress 200000 3000 25
+
+step "twheelctl: one fd, commands from this script (>), expiries printed as they fire"
+mkfifo /tmp/twheelctl.in
+twheelctl < /tmp/twheelctl.in | tee /tmp/twheelctl.out &
+exec 3> /tmp/twheelctl.in
+cmd() { echo "> $*"; echo "$*" >&3; }
+# added N: the id of the Nth timer added, once twheelctl has printed it.
+added() {
+	n=0
+	while [ -z "$(sed -n 's/^added id=//p' /tmp/twheelctl.out | sed -n "${1}p")" ]; do
+		n=$((n + 1))
+		[ $n -lt 500 ] || { echo "demo: twheelctl did not answer" >&2; return 1; }
+		usleep 20000
+	done
+	sed -n 's/^added id=//p' /tmp/twheelctl.out | sed -n "${1}p"
+}
+cmd add --cookie 1 500ms
+cmd add --cookie 2 --period 200ms 200ms
+cmd add --cookie 3 10s
+one=$(added 1)
+two=$(added 2)
+three=$(added 3)
+echo "# re-arm timer $one to 300 ms from now (same id), pay off timer $three:"
+cmd modify "$one" 300ms
+cmd cancel "$three"
+cmd list
+usleep 700000
+echo "# after 0.7 s: stop the periodic timer"
+cmd cancel "$two"
+cmd list
+cmd quit
+exec 3>&-
+wait
+rm -f /tmp/twheelctl.in /tmp/twheelctl.out
+
+step "twheel-orders live: 100 000 orders, payment deadlines 2-5 s, 80% paid in time (cancelled in SUBMIT batches), the rest expire"
+twheel-orders live --orders 100000 --paid 80 --cgroup
+
+step "twheel-orders manual: the same rule unit-tested on the manual clock (TWHEEL_CONFIG_MANUAL, 1 ms tick)"
+twheel-orders manual --orders 10000 --paid 70
+
 step "rmmod twheel"
 rmmod twheel
+if [ -e /dev/twheel ]; then
+	echo "demo: /dev/twheel still there after rmmod" >&2
+	exit 1
+fi
+echo "/dev/twheel is gone"

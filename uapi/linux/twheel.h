@@ -25,7 +25,16 @@
  * Resolution: each fd has a tick (default TWHEEL_DEFAULT_TICK_NS; see
  * struct twheel_config). A timer is due when its clock reaches its
  * deadline rounded up to a multiple of the tick; it expires never before
- * its deadline and at most one tick plus scheduling latency after it.
+ * its deadline, and a task waiting on the fd (blocked in read(2), or in
+ * poll, select or epoll on it) is woken for it at most one tick plus
+ * scheduling latency after it.
+ *
+ * Delivery: expired timers are turned into records by the tasks that use
+ * the fd, in their own context: a waiter woken for an expiry, and every
+ * read(2), poll, ioctl and fdinfo read, each first queues the records of
+ * every timer due by then. On an fd nobody waits on, a record is
+ * therefore queued when the fd is next used (see struct twheel_event's
+ * time_ns).
  *
  * Outcomes: every expiry of a timer is reported by a record, or retracted
  * by a successful cancel or modify; none is reported twice. A one-shot
@@ -96,7 +105,8 @@
  *	representable time (never wraps).
  * @period_ns: in: 0 for a one-shot timer; else the timer is periodic:
  *	after each expiry the next deadline is the previous one plus
- *	@period_ns. A period shorter than the fd's tick is taken as one tick.
+ *	@period_ns. A period shorter than the fd's tick is taken as one tick
+ *	(and reported so by TWHEEL_IOC_QUERY and TWHEEL_IOC_LIST).
  * @flags: in: TWHEEL_ABSTIME or 0; other bits are EINVAL
  * @clock: in: CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME or CLOCK_TAI
  *	(any of them on a TWHEEL_CONFIG_MANUAL fd); others are EINVAL
@@ -186,10 +196,12 @@ struct twheel_cancel {
  * @id: the timer's id
  * @cookie: its cookie
  * @deadline_ns: the absolute time, on @clock, of its next expiry not yet
- *	reported: its deadline rounded up to the fd's tick (by less than one
- *	tick; exact on a period's multiples); 0 when none is coming (a
- *	one-shot timer whose record is queued)
- * @period_ns: its period (0: one-shot)
+ *	counted: for a one-shot timer its deadline rounded up to the fd's
+ *	tick (by less than one tick); for a periodic one exactly the point
+ *	of its grid (while its record is queued, the first point after the
+ *	expiries @count counts); 0 when none is coming (a one-shot timer
+ *	whose record is queued)
+ * @period_ns: its period in effect (0: one-shot)
  * @count: the expiries its queued record stands for if it were read now;
  *	0 while pending
  * @remaining_ns: @deadline_ns minus the present time of @clock, at least
@@ -282,9 +294,10 @@ struct twheel_list {
  * @remaining_ns: out: QUERY
  *
  * Each operation behaves exactly as its single ioctl. Fields an operation
- * does not take as input are ignored on input; on output every field is
- * written: inputs as given, outputs the operation does not produce as 0
- * (on error, all outputs but @error are 0).
+ * does not take as input are ignored on input. On output every field is
+ * written: the operation's outputs (on error, all of them but @error are
+ * 0); @error, @result, @count and @remaining_ns as 0 where the operation
+ * does not produce them; every other field as given.
  */
 struct twheel_op {
 	__u32 op;
@@ -344,7 +357,8 @@ struct twheel_submit {
  * TWHEEL_CONFIG_MANUAL: the fd's timers, on whatever clock they are
  * added, all run on one manual clock that starts at 0 and moves only by
  * TWHEEL_IOC_ADVANCE; times given and reported are on that clock (no
- * time namespace applies). For testing timeout logic without waiting.
+ * time namespace applies), and for the order of records they are all on
+ * one clock. For testing timeout logic without waiting.
  */
 struct twheel_config {
 	__u64 tick_ns;
@@ -356,7 +370,8 @@ struct twheel_config {
  * struct twheel_advance - argument of TWHEEL_IOC_ADVANCE: move the manual
  *	clock
  * @delta_ns: in: how far forward, in nanoseconds (the clock saturates at
- *	the largest representable time)
+ *	the largest representable time, INT64_MAX: a deadline after the
+ *	last whole tick before it is never reached)
  * @flags: in: must be 0
  * @__reserved: in: must be 0
  * @now_ns: out: the manual clock's time afterwards
@@ -377,7 +392,8 @@ struct twheel_advance {
  * @id: the timer's id
  * @cookie: the timer's cookie
  * @time_ns: the time on the timer's clock at which the record was queued
- *	(never before the deadline), in the opener's time namespace
+ *	(never before the deadline; on an fd nobody waited on, when the fd
+ *	was next used: see "Delivery" above), in the opener's time namespace
  * @count: the number of expiries this record stands for: 1 for a
  *	one-shot timer; for a periodic one, every deadline that had passed
  *	when the record was read (at least 1)

@@ -1,9 +1,17 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * libtwheel - a thin C wrapper over /dev/twheel.
+ * libtwheel - a thin C library over /dev/twheel (see libtwheel.h and
+ * <linux/twheel.h>).
+ *
+ * Each function is one system call on a struct zeroed and then filled
+ * here. On failure it returns -1 with the errno the kernel set (nothing
+ * is retried, translated or hidden); the only errno made up here is
+ * twheel_open()'s EPROTO for a module of another ABI version.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
@@ -11,46 +19,42 @@
 
 #include "libtwheel.h"
 
+#define TWHEEL_DEVICE	"/dev/twheel"
+
+/*
+ * TWHEEL_IOC_INFO with the 40-byte struct of ABI version 1: every version
+ * of the module takes it, so the version is read even from a module this
+ * library does not speak (whose full-size INFO might fail otherwise).
+ */
+#define TWHEEL_INFO_V1_SIZE	40
+#define TWHEEL_IOC_INFO_V1	_IOC(_IOC_READ, TWHEEL_IOC_TYPE, 0x00, \
+				     TWHEEL_INFO_V1_SIZE)
+
+_Static_assert(sizeof(struct twheel_info) >= TWHEEL_INFO_V1_SIZE,
+	       "struct twheel_info starts with version 1's 40 bytes");
+
 int twheel_open(int flags)
 {
-	return open("/dev/twheel", O_RDWR | (flags & (O_CLOEXEC | O_NONBLOCK)));
-}
+	struct twheel_info info;
+	int fd, err;
 
-int twheel_add(int fd, uint64_t cookie, int64_t expires_ns, uint32_t clock,
-	       uint32_t flags, uint64_t *id)
-{
-	struct twheel_add req;
-
-	memset(&req, 0, sizeof(req));
-	req.cookie = cookie;
-	req.expires_ns = expires_ns;
-	req.clock = clock;
-	req.flags = flags;
-	if (ioctl(fd, TWHEEL_IOC_ADD, &req) < 0)
+	fd = open(TWHEEL_DEVICE, O_RDWR | flags);
+	if (fd < 0)
 		return -1;
-	if (id)
-		*id = req.id;
-	return 0;
-}
-
-int twheel_cancel(int fd, uint64_t id)
-{
-	struct twheel_cancel req;
-
-	memset(&req, 0, sizeof(req));
-	req.id = id;
-	if (ioctl(fd, TWHEEL_IOC_CANCEL, &req) < 0)
-		return -1;
-	return (int)req.result;
-}
-
-ssize_t twheel_read(int fd, struct twheel_event *ev, size_t n)
-{
-	ssize_t r = read(fd, ev, n * sizeof(*ev));
-
-	if (r < 0)
-		return -1;
-	return r / (ssize_t)sizeof(*ev);
+	memset(&info, 0, sizeof(info));
+	if (ioctl(fd, TWHEEL_IOC_INFO_V1, &info) < 0) {
+		err = errno;
+		goto fail;
+	}
+	if (info.version != TWHEEL_ABI_VERSION) {
+		err = EPROTO;
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	errno = err;
+	return -1;
 }
 
 int twheel_info(int fd, struct twheel_info *info)
@@ -59,20 +63,107 @@ int twheel_info(int fd, struct twheel_info *info)
 	return ioctl(fd, TWHEEL_IOC_INFO, info) < 0 ? -1 : 0;
 }
 
-int64_t twheel_now(uint32_t clock)
+int twheel_config(int fd, const struct twheel_config *cfg)
 {
-	static const clockid_t ids[] = {
-		[TWHEEL_CLOCK_MONOTONIC] = CLOCK_MONOTONIC,
-		[TWHEEL_CLOCK_BOOTTIME] = CLOCK_BOOTTIME,
-		[TWHEEL_CLOCK_REALTIME] = CLOCK_REALTIME,
-	};
+	struct twheel_config c = *cfg;	/* the ioctl's argument is not const */
+
+	return ioctl(fd, TWHEEL_IOC_CONFIG, &c) < 0 ? -1 : 0;
+}
+
+int twheel_add(int fd, struct twheel_add *req)
+{
+	return ioctl(fd, TWHEEL_IOC_ADD, req) < 0 ? -1 : 0;
+}
+
+int twheel_modify(int fd, struct twheel_modify *req)
+{
+	if (ioctl(fd, TWHEEL_IOC_MODIFY, req) < 0)
+		return -1;
+	return (int)req->result;
+}
+
+int twheel_cancel(int fd, uint64_t id)
+{
+	struct twheel_cancel c;
+
+	memset(&c, 0, sizeof(c));
+	c.id = id;
+	if (ioctl(fd, TWHEEL_IOC_CANCEL, &c) < 0)
+		return -1;
+	return (int)c.result;
+}
+
+int twheel_query(int fd, uint64_t id, struct twheel_status *st)
+{
+	struct twheel_query q;
+
+	memset(&q, 0, sizeof(q));
+	q.id = id;
+	if (ioctl(fd, TWHEEL_IOC_QUERY, &q) < 0)
+		return -1;
+	memcpy(st, &q.status, sizeof(*st));
+	return 0;
+}
+
+ssize_t twheel_list(int fd, uint64_t *cursor, struct twheel_status *st,
+		    size_t n)
+{
+	struct twheel_list l;
+
+	memset(&l, 0, sizeof(l));
+	l.statuses = (uintptr_t)st;
+	/* A call may write fewer than asked anyway: clamp, do not fail. */
+	l.capacity = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+	l.cursor = *cursor;
+	l.status_size = sizeof(struct twheel_status);
+	if (ioctl(fd, TWHEEL_IOC_LIST, &l) < 0)
+		return -1;
+	*cursor = l.cursor;
+	return (ssize_t)l.count;
+}
+
+int twheel_submit(int fd, struct twheel_op *ops, unsigned int nr)
+{
+	struct twheel_submit s;
+
+	memset(&s, 0, sizeof(s));
+	s.ops = (uintptr_t)ops;
+	s.nr = nr;
+	s.op_size = sizeof(struct twheel_op);
+	return ioctl(fd, TWHEEL_IOC_SUBMIT, &s);
+}
+
+int twheel_advance(int fd, uint64_t delta_ns, int64_t *now_ns)
+{
+	struct twheel_advance a;
+
+	memset(&a, 0, sizeof(a));
+	a.delta_ns = delta_ns;
+	if (ioctl(fd, TWHEEL_IOC_ADVANCE, &a) < 0)
+		return -1;
+	if (now_ns)
+		*now_ns = a.now_ns;
+	return 0;
+}
+
+ssize_t twheel_read(int fd, struct twheel_event *ev, size_t n)
+{
+	ssize_t r;
+
+	/* Never ask for more bytes than read(2) can return. */
+	if (n > SSIZE_MAX / sizeof(*ev))
+		n = SSIZE_MAX / sizeof(*ev);
+	r = read(fd, ev, n * sizeof(*ev));
+	if (r < 0)
+		return -1;
+	return r / (ssize_t)sizeof(*ev);
+}
+
+int64_t twheel_now(clockid_t clock)
+{
 	struct timespec ts;
 
-	if (clock >= sizeof(ids) / sizeof(ids[0])) {
-		errno = EINVAL;
+	if (clock_gettime(clock, &ts) < 0)
 		return -1;
-	}
-	if (clock_gettime(ids[clock], &ts) < 0)
-		return -1;
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	return (int64_t)ts.tv_sec * TWHEEL_SEC + ts.tv_nsec;
 }

@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# userspace/examples/examples.mk - the example programs and the demo's
+# program. Included at the end of the top-level Makefile; make runs at the
+# repository root, every output goes under build/.
+#
+#   make examples       native builds into build/examples/
+#   make vm-userspace   also builds them static into build/vm-bin/, where
+#                       the test VM finds them (tests/integration/examples.c
+#                       runs them; make demo runs twheel-orders)
+#
+# Each program is compiled together with userspace/lib/libtwheel.c.
+# twheel-uv-timers needs libuv (Debian: libuv1-dev); it is left out, with
+# a warning, where libuv's static library is not found.
+
+EX_CFLAGS	:= -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iuapi -Iuserspace/lib \
+		   -pthread
+EX_DEPS		:= userspace/lib/libtwheel.c userspace/lib/libtwheel.h \
+		   uapi/linux/twheel.h userspace/examples/examples.mk
+EX_OUT		:= $(BUILD)/examples
+UV_STATIC	?= $(firstword $(wildcard /usr/lib/$(shell $(CC) -dumpmachine)/libuv_a.a \
+		   /usr/lib/libuv_a.a /usr/local/lib/libuv_a.a /usr/lib64/libuv_a.a))
+UV_INCLUDE	:= $(wildcard /usr/include/uv.h /usr/local/include/uv.h)
+
+EX_PLAIN	:= twheel-echo-server twheel-orders
+EX_UV		:= $(if $(and $(UV_STATIC),$(UV_INCLUDE)),twheel-uv-timers)
+ifeq ($(EX_UV),)
+$(warning libuv not found (Debian: apt-get install libuv1-dev): twheel-uv-timers is not built)
+endif
+
+.PHONY: examples
+
+examples: $(addprefix $(EX_OUT)/,$(EX_PLAIN) $(EX_UV))
+
+vm-userspace: $(addprefix $(VM_BIN)/,$(EX_PLAIN) $(EX_UV))
+
+# Native: dynamically linked (libuv's shared library).
+$(EX_OUT)/twheel-echo-server: userspace/examples/echo-server.c $(EX_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(EX_CFLAGS) -o $@ $< userspace/lib/libtwheel.c
+
+$(EX_OUT)/twheel-uv-timers: userspace/examples/uv-timers.c $(EX_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(EX_CFLAGS) -o $@ $< userspace/lib/libtwheel.c -luv
+
+$(EX_OUT)/twheel-orders: userspace/demo/orders.c $(EX_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(EX_CFLAGS) -o $@ $< userspace/lib/libtwheel.c
+
+# For the VM: static (its initramfs has no libc). glibc warns, at link
+# time, about the name-service functions libuv contains; none is called.
+$(VM_BIN)/twheel-echo-server: userspace/examples/echo-server.c $(EX_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(EX_CFLAGS) -static -o $@ $< userspace/lib/libtwheel.c
+
+$(VM_BIN)/twheel-uv-timers: userspace/examples/uv-timers.c $(EX_DEPS)
+	@mkdir -p $(@D)
+	@rm -f $@
+	$(CC) $(EX_CFLAGS) -static -o $@ $< userspace/lib/libtwheel.c \
+		$(UV_STATIC) -lpthread -ldl 2>&1 | \
+		{ grep -v -e 'in statically linked applications requires' \
+			-e 'in function .uv__' || true; }
+	@test -x $@
+
+$(VM_BIN)/twheel-orders: userspace/demo/orders.c $(EX_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(EX_CFLAGS) -static -o $@ $< userspace/lib/libtwheel.c
