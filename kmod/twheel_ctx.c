@@ -1041,27 +1041,40 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_config);
  * twheel_ctx_advance() - move the manual clock forward
  * @ctx: the context; the caller does not hold the lock
  * @delta_ns: by how much (saturating at KTIME_MAX)
- * @now_ns: set to the clock's new time
+ * @out: called under the lock with @arg and the clock's new time before
+ *       the clock moves (must not sleep); if it fails, the clock does not
+ *       move
+ * @arg: for @out
  *
  * Every timer due by then is queued before this returns, in order, and
  * the waiters are woken.
  *
- * Return: 0, or -EINVAL when the context has no manual clock.
+ * Return: 0; -EINVAL when the context has no manual clock; or what @out
+ * returned.
  */
-int twheel_ctx_advance(struct twheel_ctx *ctx, u64 delta_ns, s64 *now_ns)
+int twheel_ctx_advance(struct twheel_ctx *ctx, u64 delta_ns,
+		       int (*out)(void *arg, s64 now_ns), void *arg)
 {
+	s64 now_ns;
+	int ret;
+
 	mutex_lock(&ctx->lock);
 	if (!ctx->manual) {
 		mutex_unlock(&ctx->lock);
 		return -EINVAL;
 	}
-	ctx->manual_ns = delta_ns > KTIME_MAX - ctx->manual_ns ? KTIME_MAX :
-			 ctx->manual_ns + delta_ns;
+	now_ns = delta_ns > KTIME_MAX - ctx->manual_ns ? KTIME_MAX :
+		 ctx->manual_ns + delta_ns;
+	ret = out(arg, now_ns);
+	if (ret) {
+		mutex_unlock(&ctx->lock);
+		return ret;
+	}
+	ctx->manual_ns = now_ns;
 	/* As if an hrtimer fired: the update below (or a waiter's) queues. */
 	twheel_ctx_kick(ctx);
 	mutex_unlock(&ctx->lock);
 	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
-	*now_ns = ctx->manual_ns;
 	twheel_ctx_unlock(ctx);
 	return 0;
 }

@@ -138,7 +138,8 @@ void twheel_ctx_lock_update(struct twheel_ctx *ctx, enum twheel_update how);
 void twheel_ctx_unlock(struct twheel_ctx *ctx);
 
 int twheel_ctx_config(struct twheel_ctx *ctx, u64 tick_ns, bool manual);
-int twheel_ctx_advance(struct twheel_ctx *ctx, u64 delta_ns, s64 *now_ns);
+int twheel_ctx_advance(struct twheel_ctx *ctx, u64 delta_ns,
+		       int (*out)(void *arg, s64 now_ns), void *arg);
 u32 twheel_ctx_submit(struct twheel_ctx *ctx, struct twheel_op *ops, u32 nr,
 		      int (*out)(void *arg, u32 i, const struct twheel_op *op),
 		      void *arg, int *err);

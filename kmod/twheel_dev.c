@@ -420,10 +420,25 @@ static long twheel_ioctl_config(struct twheel_ctx *ctx, void __user *uarg,
 				 req.flags & TWHEEL_CONFIG_MANUAL);
 }
 
+/*
+ * Called under the context's lock, before the manual clock moves: write
+ * the result with page faults disabled, as twheel_single_out() does.
+ */
+static int twheel_advance_out(void *arg, s64 now_ns)
+{
+	struct twheel_single *s = arg;
+
+	((struct twheel_advance *)s->karg)->now_ns = now_ns;
+	return copy_to_user_nofault(s->uarg, s->karg, s->len) ? -EFAULT : 0;
+}
+
 static long twheel_ioctl_advance(struct twheel_ctx *ctx, void __user *uarg,
 				 size_t usize)
 {
 	struct twheel_advance req;
+	struct twheel_single s = {
+		.uarg = uarg, .karg = &req, .len = min(usize, sizeof(req)),
+	};
 	int ret;
 
 	ret = twheel_copy_in(&req, sizeof(req), uarg, usize,
@@ -432,10 +447,12 @@ static long twheel_ioctl_advance(struct twheel_ctx *ctx, void __user *uarg,
 		return ret;
 	if (req.flags || req.__reserved)
 		return -EINVAL;
-	ret = twheel_ctx_advance(ctx, req.delta_ns, &req.now_ns);
-	if (ret)
-		return ret;
-	return twheel_copy_out(uarg, usize, &req, sizeof(req));
+	/* The clock moves only once its new time is written. */
+	do {
+		ret = twheel_ctx_advance(ctx, req.delta_ns, twheel_advance_out,
+					 &s);
+	} while (ret == -EFAULT && !(ret = twheel_out_fault_in(uarg, s.len)));
+	return ret;
 }
 
 static long twheel_ioctl_info(struct twheel_ctx *ctx, void __user *uarg,

@@ -533,11 +533,23 @@ static struct twheel_ctx *ctx_manual(struct kunit *test)
 	return ctx;
 }
 
+static int ctx_now_out(void *arg, s64 now_ns)
+{
+	*(s64 *)arg = now_ns;
+	return 0;
+}
+
+static int ctx_now_fail(void *arg, s64 now_ns)
+{
+	return -EFAULT;
+}
+
 static s64 ctx_advance(struct kunit *test, struct twheel_ctx *ctx, s64 ns)
 {
 	s64 now = -1;
 
-	KUNIT_EXPECT_EQ(test, twheel_ctx_advance(ctx, ns, &now), 0);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_advance(ctx, ns, ctx_now_out, &now),
+			0);
 	return now;
 }
 
@@ -555,7 +567,8 @@ static void twheel_ctx_config_rules(struct kunit *test)
 	s64 now;
 	u64 id;
 
-	KUNIT_EXPECT_EQ(test, twheel_ctx_advance(ctx, MS, &now), -EINVAL);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_advance(ctx, MS, ctx_now_out, &now),
+			-EINVAL);
 	KUNIT_EXPECT_EQ(test, twheel_ctx_config(ctx, 999, false), -EINVAL);
 	KUNIT_EXPECT_EQ(test, twheel_ctx_config(ctx, 1000000001, false),
 			-EINVAL);
@@ -570,6 +583,9 @@ static void twheel_ctx_config_rules(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, twheel_ctx_config(ctx, MS, true), -EBUSY);
 	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, id, NULL), 0);
 	KUNIT_EXPECT_EQ(test, twheel_ctx_config(ctx, MS, true), -EBUSY);
+	/* A time that cannot be handed over does not move the clock. */
+	KUNIT_EXPECT_EQ(test, twheel_ctx_advance(ctx, 5, ctx_now_fail, NULL),
+			-EFAULT);
 	KUNIT_EXPECT_EQ(test, ctx_advance(test, ctx, 5), 5LL);
 	KUNIT_EXPECT_EQ(test, ctx_advance(test, ctx, U64_MAX), KTIME_MAX);
 	twheel_ctx_destroy(ctx);
