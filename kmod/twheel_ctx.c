@@ -342,6 +342,7 @@ void twheel_ctx_lock_update(struct twheel_ctx *ctx, enum twheel_update how)
 {
 	for (;;) {
 		mutex_lock(&ctx->lock);
+		ctx->now_valid = 0;
 		if (!twheel_ctx_fired(ctx) ||
 		    (how == TWHEEL_UPDATE_RECORD && ctx->nr_queued))
 			return;
@@ -632,7 +633,9 @@ static u64 twheel_ctx_period(struct twheel_ctx *ctx, u64 period_ns)
 
 /*
  * Caller holds the lock. Bring the wheel of @clock (created if need be)
- * up to its present, which is returned in *@now_ns.
+ * up to its present, which is returned in *@now_ns. The present is read
+ * once per clock per hold of the lock: the operations of one batch share
+ * it, and the wheel is brought up to it once.
  * Return: 0; -EAGAIN when that takes more than one chunk (the caller
  * releases the lock and comes back: the rest is done as if an hrtimer
  * had fired); -ENOMEM.
@@ -644,12 +647,18 @@ static int twheel_ctx_present(struct twheel_ctx *ctx, u32 clock, s64 *now_ns)
 
 	if (!base)
 		return -ENOMEM;
+	if (ctx->now_valid & BIT(clock)) {
+		*now_ns = ctx->now_ns[clock];
+		return 0;
+	}
 	/* Whatever is due by the present used for a new deadline goes first. */
 	*now_ns = twheel_clock_now(ctx, clock);
 	if (!twheel_base_update(base, *now_ns, &budget, true)) {
 		twheel_ctx_kick(ctx);
 		return -EAGAIN;
 	}
+	ctx->now_ns[clock] = *now_ns;
+	ctx->now_valid |= BIT(clock);
 	return 0;
 }
 

@@ -96,6 +96,8 @@ struct twheel_base {
  *            while they differ the wheels may hold due timers ("fired")
  * @need_wake: records were queued under the lock, with no hrtimer callback
  *             having woken the waiters for them; wake at unlock
+ * @now_ns: per clock, its present as read once in this hold of @lock
+ * @now_valid: bit per clock: @now_ns is valid (cleared at each lock)
  * @manual: the clocks are the manual clock @manual_ns (TWHEEL_CONFIG_MANUAL)
  * @used: a timer was created: the configuration is fixed
  */
@@ -114,6 +116,8 @@ struct twheel_ctx {
 	atomic_t fire_seq;
 	int done_seq;
 	bool need_wake;
+	s64 now_ns[TWHEEL_NR_CLOCKS];
+	u8 now_valid;
 	bool manual;
 	bool used;
 };
