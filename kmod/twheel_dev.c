@@ -117,14 +117,16 @@ static int twheel_copy_out(void __user *uarg, size_t usize, const void *karg,
 
 /*
  * After a copy with page faults disabled failed (and the operation was
- * undone): make @len bytes at @uarg writable, holding no lock. Return: 0
- * to try again, or the error to give up with.
+ * undone): make @len bytes at @uarg writable, holding no lock, without
+ * writing to them (fault_in_writeable() would store zeroes: the caller's
+ * input must stay as given until its result is written). Return: 0 to
+ * try again, or the error to give up with.
  */
 static int twheel_out_fault_in(void __user *uarg, size_t len)
 {
 	if (fatal_signal_pending(current))
 		return -EINTR;
-	if (fault_in_writeable(uarg, len))
+	if (fault_in_safe_writeable(uarg, len))
 		return -EFAULT;
 	return 0;
 }
@@ -318,9 +320,9 @@ static long twheel_ioctl_submit(struct twheel_ctx *ctx, void __user *uarg,
 	const size_t size = sizeof(struct twheel_op);
 	struct twheel_op __user *uops;
 	struct twheel_submit sub;
+	u32 done = 0, have = 0, n, k;
 	struct twheel_batch b;
 	struct twheel_op *ops;
-	u32 done = 0, n, k;
 	size_t left;
 	int ret;
 
@@ -339,19 +341,31 @@ static long twheel_ioctl_submit(struct twheel_ctx *ctx, void __user *uarg,
 			    GFP_KERNEL_ACCOUNT);
 	if (!ops)
 		return -ENOMEM;
+	/*
+	 * ops[0..have) are the operations from uops[done] on, read and not
+	 * done yet. One whose result could not be written is kept here, its
+	 * inputs intact, and done again from this copy once its place is
+	 * faulted in: the caller's copy is not read twice.
+	 */
 	while (done < sub.nr) {
-		n = min_t(u32, sub.nr - done, TWHEEL_SUBMIT_CHUNK);
-		/* Whole operations only: stop before one that cannot be read. */
-		left = copy_from_user(ops, &uops[done], n * size);
-		n -= DIV_ROUND_UP(left, size);
-		if (!n)
-			break;
+		if (!have) {
+			n = min_t(u32, sub.nr - done, TWHEEL_SUBMIT_CHUNK);
+			/* Whole operations only: stop before one not read. */
+			left = copy_from_user(ops, &uops[done], n * size);
+			have = n - DIV_ROUND_UP(left, size);
+			if (!have)
+				break;
+		}
 		b.uops = &uops[done];
 		ret = 0;
-		k = twheel_ctx_submit(ctx, ops, n, twheel_batch_out, &b, &ret);
+		k = twheel_ctx_submit(ctx, ops, have, twheel_batch_out, &b, &ret);
 		done += k;
-		if (k < n && twheel_out_fault_in(&uops[done], size))
-			break;
+		have -= k;
+		if (have) {
+			memmove(ops, &ops[k], have * size);
+			if (twheel_out_fault_in(&uops[done], size))
+				break;
+		}
 		if (fatal_signal_pending(current))
 			break;
 	}

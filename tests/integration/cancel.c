@@ -21,7 +21,7 @@ static void cancel_pending(void)
 	int64_t t0 = twt_mono();
 	uint64_t id = twt_add_rel(fd, 1, 100 * TWT_MS);
 
-	CHECK_EQ(twt_cancel(fd, id), TWHEEL_CANCELLED_PENDING);
+	CHECK_EQ(twt_cancel(fd, id), TWHEEL_STATE_PENDING);
 	CHECK(twt_mono() < t0 + 100 * TWT_MS);	/* it really was pending */
 	CHECK_EQ(twt_timers(fd), 0);
 	/* Wait well past the deadline: no record ever. */
@@ -38,13 +38,13 @@ static void cancel_pending_some(void)
 	int i;
 
 	for (i = 0; i < 200; i++) {
-		unsigned int c = i % 3;
+		clockid_t c = twt_clock(i % TWT_NCLOCKS);
 
 		id[i] = twt_add_abs(fd, i, twt_now(c) + (1000 + 2 * i) * TWT_MS, c);
 	}
 	/* Cancel the odd ones. */
 	for (i = 1; i < 200; i += 2)
-		CHECK_EQ(twt_cancel(fd, id[i]), TWHEEL_CANCELLED_PENDING);
+		CHECK_EQ(twt_cancel(fd, id[i]), TWHEEL_STATE_PENDING);
 	CHECK_EQ(twt_timers(fd), 100);
 	twt_read_n(fd, ev, 100, 20000);
 	for (i = 0; i < 100; i++)
@@ -62,7 +62,7 @@ static void cancel_queued(void)
 	/* Let it expire, but do not read it. */
 	CHECK(twt_poll(fd, 5000) & POLLIN);
 	CHECK_EQ(twt_queued(fd), 1);
-	CHECK_EQ(twt_cancel(fd, id), TWHEEL_CANCELLED_QUEUED);
+	CHECK_EQ(twt_cancel(fd, id), TWHEEL_STATE_QUEUED);
 	CHECK_EQ(twt_timers(fd), 0);
 	/* The record is gone: read and poll agree. */
 	CHECK_SILENT(fd, 50);
@@ -80,9 +80,9 @@ static void cancel_queued_middle(void)
 	for (i = 0; i < 5; i++)
 		id[i] = twt_add_rel(fd, i, 0);
 	CHECK_EQ(twt_queued(fd), 5);
-	CHECK_EQ(twt_cancel(fd, id[2]), TWHEEL_CANCELLED_QUEUED);
-	CHECK_EQ(twt_cancel(fd, id[0]), TWHEEL_CANCELLED_QUEUED);
-	CHECK_EQ(twt_cancel(fd, id[4]), TWHEEL_CANCELLED_QUEUED);
+	CHECK_EQ(twt_cancel(fd, id[2]), TWHEEL_STATE_QUEUED);
+	CHECK_EQ(twt_cancel(fd, id[0]), TWHEEL_STATE_QUEUED);
+	CHECK_EQ(twt_cancel(fd, id[4]), TWHEEL_STATE_QUEUED);
 	CHECK_EQ(twt_queued(fd), 2);
 	CHECK_EQ(read(fd, ev, sizeof(ev)), 2 * sizeof(ev[0]));
 	CHECK_EQ(ev[0].id, id[1]);
@@ -98,7 +98,7 @@ static void cancel_last_queued_poll(void)
 	uint64_t id = twt_add_rel(fd, 1, 0);
 
 	CHECK_EQ(twt_poll(fd, 0), POLLIN | POLLRDNORM);
-	CHECK_EQ(twt_cancel(fd, id), TWHEEL_CANCELLED_QUEUED);
+	CHECK_EQ(twt_cancel(fd, id), TWHEEL_STATE_QUEUED);
 	CHECK_EQ(twt_poll(fd, 0), 0);
 	close(fd);
 }
@@ -122,7 +122,7 @@ static void unknown_ids(void)
 	/* id 0 is never an id. */
 	CHECK_ERR(twt_cancel_raw(fd, 0, 0, &r), ENOENT);
 	CHECK_EQ(twt_timers(fd), 1);
-	CHECK_EQ(twt_cancel(fd, id), TWHEEL_CANCELLED_PENDING);
+	CHECK_EQ(twt_cancel(fd, id), TWHEEL_STATE_PENDING);
 	CHECK_ERR(twt_cancel_raw(fd, 0, 0, &r), ENOENT);
 	close(fd);
 }
@@ -189,9 +189,9 @@ static void double_cancel(void)
 	uint64_t q = twt_add_rel(fd, 2, 0);
 	uint32_t r = 0xAAAA;
 
-	CHECK_EQ(twt_cancel(fd, p), TWHEEL_CANCELLED_PENDING);
+	CHECK_EQ(twt_cancel(fd, p), TWHEEL_STATE_PENDING);
 	CHECK_ERR(twt_cancel_raw(fd, p, 0, &r), ENOENT);
-	CHECK_EQ(twt_cancel(fd, q), TWHEEL_CANCELLED_QUEUED);
+	CHECK_EQ(twt_cancel(fd, q), TWHEEL_STATE_QUEUED);
 	CHECK_ERR(twt_cancel_raw(fd, q, 0, &r), ENOENT);
 	CHECK_EQ(twt_timers(fd), 0);
 	CHECK_SILENT(fd, 0);
@@ -245,7 +245,7 @@ static void ids_unique(void)
 			CHECK_EQ(ev.id, ids[i]);
 			break;
 		case 1:		/* cancel it */
-			CHECK_EQ(twt_cancel(fd, ids[i]), TWHEEL_CANCELLED_PENDING);
+			CHECK_EQ(twt_cancel(fd, ids[i]), TWHEEL_STATE_PENDING);
 			break;
 		default:	/* keep it */
 			break;
@@ -271,8 +271,8 @@ static void cancel_readd(void)
 
 	for (i = 0; i < 200; i++) {
 		if (id)
-			CHECK_EQ(twt_cancel(fd, id), TWHEEL_CANCELLED_PENDING);
-		id = twt_add_abs(fd, i, dl, TWHEEL_CLOCK_MONOTONIC);
+			CHECK_EQ(twt_cancel(fd, id), TWHEEL_STATE_PENDING);
+		id = twt_add_abs(fd, i, dl, CLOCK_MONOTONIC);
 	}
 	CHECK(twt_mono() < dl);
 	CHECK_EQ(twt_timers(fd), 1);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * expiry: one-shot timers on every clock, relative and absolute; the
- * record's fields; deadlines already due; order of many timers (deadline
- * order, ties in add order); huge deadlines that must never wrap.
+ * expiry: one-shot timers on every clock (CLOCK_MONOTONIC, CLOCK_BOOTTIME,
+ * CLOCK_REALTIME, CLOCK_TAI), relative and absolute; the record's fields;
+ * deadlines already due; order of many timers (deadline order, ties in add
+ * order); huge deadlines that must never wrap; wall-clock timers, relative
+ * or absolute, following changes of the wall clock.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -38,7 +40,7 @@ static int64_t ceil_ms(int64_t ns)
 	CHECK((ev).time_ns - (deadline) <= MAX_LATE_NS)
 
 /* One timer, blocking read, every field of the record. */
-static void oneshot(unsigned int clock, int abs)
+static void oneshot(clockid_t clock, int abs)
 {
 	int fd = twt_open(0);
 	uint64_t cookie = 0xC0FFEE0000000000ULL | clock | (abs << 8);
@@ -72,11 +74,14 @@ static void oneshot(unsigned int clock, int abs)
 	close(fd);
 }
 
-static void rel_monotonic(void) { oneshot(TWHEEL_CLOCK_MONOTONIC, 0); }
-static void rel_boottime(void)  { oneshot(TWHEEL_CLOCK_BOOTTIME, 0); }
-static void abs_monotonic(void) { oneshot(TWHEEL_CLOCK_MONOTONIC, 1); }
-static void abs_boottime(void)  { oneshot(TWHEEL_CLOCK_BOOTTIME, 1); }
-static void abs_realtime(void)  { oneshot(TWHEEL_CLOCK_REALTIME, 1); }
+static void rel_monotonic(void) { oneshot(CLOCK_MONOTONIC, 0); }
+static void rel_boottime(void)  { oneshot(CLOCK_BOOTTIME, 0); }
+static void rel_realtime(void)  { oneshot(CLOCK_REALTIME, 0); }
+static void rel_tai(void)       { oneshot(CLOCK_TAI, 0); }
+static void abs_monotonic(void) { oneshot(CLOCK_MONOTONIC, 1); }
+static void abs_boottime(void)  { oneshot(CLOCK_BOOTTIME, 1); }
+static void abs_realtime(void)  { oneshot(CLOCK_REALTIME, 1); }
+static void abs_tai(void)       { oneshot(CLOCK_TAI, 1); }
 
 /*
  * A deadline already due is queued before the ioctl returns: a
@@ -88,28 +93,35 @@ static void due_at_once(void)
 	int fd = twt_open(O_NONBLOCK);
 	struct {
 		int64_t expires;
-		uint32_t flags, clock;
+		uint32_t flags;
+		clockid_t clock;
 	} cases[] = {
-		{ 0, 0, TWHEEL_CLOCK_MONOTONIC },
-		{ 0, 0, TWHEEL_CLOCK_BOOTTIME },
-		{ 0, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_MONOTONIC },
-		{ 0, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_BOOTTIME },
-		{ 0, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_REALTIME },
-		{ -1, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_MONOTONIC },
-		{ -1, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_REALTIME },
-		{ INT64_MIN, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_MONOTONIC },
-		{ INT64_MIN, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_BOOTTIME },
-		{ INT64_MIN, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_REALTIME },
-		{ 1, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_MONOTONIC },
+		{ 0, 0, CLOCK_MONOTONIC },
+		{ 0, 0, CLOCK_BOOTTIME },
+		{ 0, 0, CLOCK_REALTIME },
+		{ 0, 0, CLOCK_TAI },
+		{ 0, TWHEEL_ABSTIME, CLOCK_MONOTONIC },
+		{ 0, TWHEEL_ABSTIME, CLOCK_BOOTTIME },
+		{ 0, TWHEEL_ABSTIME, CLOCK_REALTIME },
+		{ 0, TWHEEL_ABSTIME, CLOCK_TAI },
+		{ -1, TWHEEL_ABSTIME, CLOCK_MONOTONIC },
+		{ -1, TWHEEL_ABSTIME, CLOCK_REALTIME },
+		{ -1, TWHEEL_ABSTIME, CLOCK_TAI },
+		{ INT64_MIN, TWHEEL_ABSTIME, CLOCK_MONOTONIC },
+		{ INT64_MIN, TWHEEL_ABSTIME, CLOCK_BOOTTIME },
+		{ INT64_MIN, TWHEEL_ABSTIME, CLOCK_REALTIME },
+		{ INT64_MIN, TWHEEL_ABSTIME, CLOCK_TAI },
+		{ 1, TWHEEL_ABSTIME, CLOCK_MONOTONIC },
 		/* Now minus one second, filled in below. */
-		{ -TWT_S, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_MONOTONIC },
-		{ -TWT_S, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_BOOTTIME },
-		{ -TWT_S, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_REALTIME },
+		{ -TWT_S, TWHEEL_ABSTIME, CLOCK_MONOTONIC },
+		{ -TWT_S, TWHEEL_ABSTIME, CLOCK_BOOTTIME },
+		{ -TWT_S, TWHEEL_ABSTIME, CLOCK_REALTIME },
+		{ -TWT_S, TWHEEL_ABSTIME, CLOCK_TAI },
 	};
 	unsigned int k;
 
 	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-		unsigned int c = cases[k].clock;
+		clockid_t c = cases[k].clock;
 		int64_t exp = cases[k].expires, deadline, t0, t1;
 		struct twheel_event ev;
 		uint64_t id;
@@ -117,7 +129,7 @@ static void due_at_once(void)
 		t0 = twt_now(c);
 		if (exp == -TWT_S)
 			exp += t0;
-		deadline = (cases[k].flags & TWHEEL_ADD_ABSTIME) ? exp : t0 + exp;
+		deadline = (cases[k].flags & TWHEEL_ABSTIME) ? exp : t0 + exp;
 		id = twt_add(fd, 77 + k, exp, cases[k].flags, c);
 		t1 = twt_now(c);
 		/* No poll, no sleep: it must be there already. */
@@ -206,7 +218,7 @@ static void many_ordered(void)
 		t_add = twt_mono();
 		for (i = 0; i < N_ORD; i++)
 			twt_add_abs(fd, i, base + d[i] * TWT_MS,
-				    TWHEEL_CLOCK_MONOTONIC);
+				    CLOCK_MONOTONIC);
 		t_add = twt_mono() - t_add;
 		printf("# %d adds took %.3f ms\n", N_ORD, t_add / 1e6);
 		if (twt_mono() < base)
@@ -225,7 +237,7 @@ static void many_ordered(void)
 		CHECK(ev[i].cookie < N_ORD);
 		dl = base + d[c] * TWT_MS;
 		CHECK_EQ(ev[i].count, 1);
-		CHECK_EQ(ev[i].clock, TWHEEL_CLOCK_MONOTONIC);
+		CHECK_EQ(ev[i].clock, CLOCK_MONOTONIC);
 		if (ev[i].time_ns < dl)
 			twt_fail(__FILE__, __LINE__, "EARLY: cookie %d by %lld ns",
 				 c, (long long)(dl - ev[i].time_ns));
@@ -300,7 +312,7 @@ static void ties_add_order(void)
 	int i;
 
 	for (i = 0; i < 300; i++)
-		twt_add_abs(fd, i, (i % 3 == 2) ? d2 : d1, TWHEEL_CLOCK_MONOTONIC);
+		twt_add_abs(fd, i, (i % 3 == 2) ? d2 : d1, CLOCK_MONOTONIC);
 	CHECK(twt_mono() < d1);
 	twt_read_n(fd, ev, 300, 10000);
 	for (i = 0; i < 300; i++) {
@@ -324,10 +336,10 @@ static void subtick_order(void)
 	int64_t base = ceil_ms(twt_mono() + 200 * TWT_MS);
 
 	/* Added latest-first, all inside the tick (base, base + 1 ms]. */
-	twt_add_abs(fd, 3, base + 900 * TWT_US, TWHEEL_CLOCK_MONOTONIC);
-	twt_add_abs(fd, 2, base + 600 * TWT_US, TWHEEL_CLOCK_MONOTONIC);
-	twt_add_abs(fd, 1, base + 300 * TWT_US, TWHEEL_CLOCK_MONOTONIC);
-	twt_add_abs(fd, 0, base + 1, TWHEEL_CLOCK_MONOTONIC);
+	twt_add_abs(fd, 3, base + 900 * TWT_US, CLOCK_MONOTONIC);
+	twt_add_abs(fd, 2, base + 600 * TWT_US, CLOCK_MONOTONIC);
+	twt_add_abs(fd, 1, base + 300 * TWT_US, CLOCK_MONOTONIC);
+	twt_add_abs(fd, 0, base + 1, CLOCK_MONOTONIC);
 	CHECK(twt_mono() < base);
 	twt_read_n(fd, ev, 4, 10000);
 	printf("# order %llu %llu %llu %llu\n",
@@ -374,7 +386,7 @@ static void level_boundaries(void)
 			int k = i * 3 + j;
 
 			dl[k] = base + off[i] * TWT_MS + (j == 1 ? 1 : j == 2 ? -1 : 0);
-			twt_add_abs(fd, k, dl[k], TWHEEL_CLOCK_MONOTONIC);
+			twt_add_abs(fd, k, dl[k], CLOCK_MONOTONIC);
 		}
 	CHECK(twt_mono() < base);
 	twt_read_n(fd, ev, 3 * n, 20000);
@@ -399,29 +411,40 @@ static void level_boundaries(void)
 	close(fd);
 }
 
-/* Timers on all three clocks at once: each record on its own clock. */
-static void three_clocks(void)
+/*
+ * Timers on all four clocks at once, absolute and relative: each record
+ * on its own clock.
+ */
+#define N_ALL	(4 * TWT_NCLOCKS)
+static void all_clocks(void)
 {
 	int fd = twt_open(0);
-	struct twheel_event ev[6];
-	int64_t dl[6];
-	uint64_t id[6];
+	struct twheel_event ev[N_ALL];
+	int64_t dl[N_ALL];
+	uint64_t id[N_ALL];
 	int i;
 
-	for (i = 0; i < 6; i++) {
-		unsigned int c = i % 3;
+	for (i = 0; i < N_ALL; i++) {
+		clockid_t c = twt_clock(i % TWT_NCLOCKS);
+		int64_t d = (50 + 20 * i) * TWT_MS;
 
-		dl[i] = twt_now(c) + (50 + 20 * i) * TWT_MS;
-		id[i] = twt_add_abs(fd, i, dl[i], c);
+		/* Relative: the true deadline is at or after this. */
+		dl[i] = twt_now(c) + d;
+		if (i / TWT_NCLOCKS % 2)
+			id[i] = twt_add(fd, i, d, 0, c);
+		else
+			id[i] = twt_add_abs(fd, i, dl[i], c);
 	}
-	twt_read_n(fd, ev, 6, 10000);
-	for (i = 0; i < 6; i++) {
+	twt_read_n(fd, ev, N_ALL, 10000);
+	for (i = 0; i < N_ALL; i++) {
 		int c = (int)ev[i].cookie;
+		clockid_t clk;
 		int64_t now;
 
-		CHECK(c >= 0 && c < 6);
-		now = twt_now(c % 3);
-		CHECK_RECORD(ev[i], id[c], c, (unsigned int)(c % 3), dl[c], now);
+		CHECK(c >= 0 && c < N_ALL);
+		clk = twt_clock(c % TWT_NCLOCKS);
+		now = twt_now(clk);
+		CHECK_RECORD(ev[i], id[c], c, clk, dl[c], now);
 		CHECK_LATE(ev[i], dl[c]);
 	}
 	close(fd);
@@ -436,19 +459,25 @@ static void saturation(void)
 	int fd = twt_open(O_NONBLOCK);
 	struct {
 		int64_t expires;
-		uint32_t flags, clock;
+		uint32_t flags;
+		clockid_t clock;
 	} cases[] = {
-		{ INT64_MAX, 0, TWHEEL_CLOCK_MONOTONIC },
-		{ INT64_MAX, 0, TWHEEL_CLOCK_BOOTTIME },
-		{ INT64_MAX - 1, 0, TWHEEL_CLOCK_MONOTONIC },
-		{ INT64_MAX - 1000 * TWT_S, 0, TWHEEL_CLOCK_MONOTONIC },
-		{ INT64_MAX / 2 + 1, 0, TWHEEL_CLOCK_MONOTONIC },
-		{ 4000000000000000000LL, 0, TWHEEL_CLOCK_BOOTTIME },
-		{ INT64_MAX, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_MONOTONIC },
-		{ INT64_MAX, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_BOOTTIME },
-		{ INT64_MAX, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_REALTIME },
-		{ INT64_MAX - 1, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_REALTIME },
-		{ 1LL << 62, TWHEEL_ADD_ABSTIME, TWHEEL_CLOCK_MONOTONIC },
+		{ INT64_MAX, 0, CLOCK_MONOTONIC },
+		{ INT64_MAX, 0, CLOCK_BOOTTIME },
+		{ INT64_MAX, 0, CLOCK_REALTIME },
+		{ INT64_MAX, 0, CLOCK_TAI },
+		{ INT64_MAX - 1, 0, CLOCK_REALTIME },
+		{ INT64_MAX - 1, 0, CLOCK_MONOTONIC },
+		{ INT64_MAX - 1000 * TWT_S, 0, CLOCK_MONOTONIC },
+		{ INT64_MAX / 2 + 1, 0, CLOCK_MONOTONIC },
+		{ 4000000000000000000LL, 0, CLOCK_BOOTTIME },
+		{ INT64_MAX, TWHEEL_ABSTIME, CLOCK_MONOTONIC },
+		{ INT64_MAX, TWHEEL_ABSTIME, CLOCK_BOOTTIME },
+		{ INT64_MAX, TWHEEL_ABSTIME, CLOCK_REALTIME },
+		{ INT64_MAX, TWHEEL_ABSTIME, CLOCK_TAI },
+		{ INT64_MAX - 1, TWHEEL_ABSTIME, CLOCK_REALTIME },
+		{ INT64_MAX - 1, TWHEEL_ABSTIME, CLOCK_TAI },
+		{ 1LL << 62, TWHEEL_ABSTIME, CLOCK_MONOTONIC },
 	};
 	const unsigned int n = sizeof(cases) / sizeof(cases[0]);
 	uint64_t id[sizeof(cases) / sizeof(cases[0])];
@@ -477,7 +506,7 @@ static void saturation(void)
 	/* In the future, not wrapped into the past. */
 	CHECK(v > twt_mono() + 24 * 3600 * TWT_S);
 	for (k = 0; k < n; k++)
-		CHECK_EQ(twt_cancel(fd, id[k]), TWHEEL_CANCELLED_PENDING);
+		CHECK_EQ(twt_cancel(fd, id[k]), TWHEEL_STATE_PENDING);
 	CHECK_EQ(twt_timers(fd), 0);
 	close(fd);
 }
@@ -504,7 +533,7 @@ static void rearm_earlier(void)
 	t0 = twt_mono();
 	a = twt_add_rel(fd, 4, 100 * TWT_MS);
 	b = twt_add_rel(fd, 5, 200 * TWT_MS);
-	CHECK_EQ(twt_cancel(fd, a), TWHEEL_CANCELLED_PENDING);
+	CHECK_EQ(twt_cancel(fd, a), TWHEEL_STATE_PENDING);
 	CHECK_EQ(read(fd, &ev, sizeof(ev)), sizeof(ev));
 	CHECK_EQ(ev.id, b);
 	CHECK(twt_mono() - t0 >= 200 * TWT_MS);
@@ -512,12 +541,12 @@ static void rearm_earlier(void)
 
 	/* Same on boottime, with monotonic ones pending. */
 	t0 = twt_mono();
-	twt_add(fd, 6, 100 * TWT_MS, 0, TWHEEL_CLOCK_BOOTTIME);
+	twt_add(fd, 6, 100 * TWT_MS, 0, CLOCK_BOOTTIME);
 	CHECK_EQ(read(fd, &ev, sizeof(ev)), sizeof(ev));
 	CHECK_EQ(ev.cookie, 6);
 	CHECK(twt_mono() - t0 < 5 * TWT_S);
-	CHECK_EQ(twt_cancel(fd, far), TWHEEL_CANCELLED_PENDING);
-	CHECK_EQ(twt_cancel(fd, mid), TWHEEL_CANCELLED_PENDING);
+	CHECK_EQ(twt_cancel(fd, far), TWHEEL_STATE_PENDING);
+	CHECK_EQ(twt_cancel(fd, mid), TWHEEL_STATE_PENDING);
 	close(fd);
 }
 
@@ -553,11 +582,11 @@ static int due_add_try(int fd, int *hit)
 	int64_t dlb = dla + TWT_MS;
 	uint64_t a, b;
 
-	a = twt_add_abs(fd, 1, dla, TWHEEL_CLOCK_MONOTONIC);
+	a = twt_add_abs(fd, 1, dla, CLOCK_MONOTONIC);
 	while (twt_mono() < dlb + 20 * TWT_US)
 		;
 	*hit = twt_queued(fd) == 0;
-	b = twt_add_abs(fd, 2, dlb, TWHEEL_CLOCK_MONOTONIC);
+	b = twt_add_abs(fd, 2, dlb, CLOCK_MONOTONIC);
 	twt_read_n(fd, ev, 2, 5000);
 	return ev[0].id != a || ev[1].id != b;
 }
@@ -628,7 +657,7 @@ static void due_add_keeps_order(void)
 static void shift_realtime(int64_t delta)
 {
 	struct timespec ts;
-	int64_t ns = twt_now(TWHEEL_CLOCK_REALTIME) + delta;
+	int64_t ns = twt_now(CLOCK_REALTIME) + delta;
 
 	ts.tv_sec = ns / TWT_S;
 	ts.tv_nsec = ns % TWT_S;
@@ -636,36 +665,70 @@ static void shift_realtime(int64_t delta)
 }
 
 /*
- * A REALTIME timer follows changes of the wall clock: set forward past
- * its deadline it fires at once; set back before it, it waits.
+ * add_wall(fd, cookie, clock, abs, delay): a one-shot timer @delay from
+ * now on @clock, given absolute or relative. Returns its id; *dl: a
+ * deadline at or before the true one (exact when absolute).
  */
-static void realtime_clock_jumps(void)
+static uint64_t add_wall(int fd, uint64_t cookie, clockid_t clock, int abs,
+			 int64_t delay, int64_t *dl)
+{
+	*dl = twt_now(clock) + delay;
+	if (abs)
+		return twt_add_abs(fd, cookie, *dl, clock);
+	return twt_add(fd, cookie, delay, 0, clock);
+}
+
+/*
+ * A CLOCK_REALTIME or CLOCK_TAI timer follows changes of the wall clock,
+ * also when it was given relative (the header: "its deadline is an
+ * absolute time of that clock, also when it was given relative"): set
+ * forward past its deadline it fires at once; set back before it, it
+ * waits. A CLOCK_MONOTONIC timer meanwhile ignores the wall clock.
+ */
+static void wall_clock_jumps(clockid_t clock, int abs)
 {
 	int fd = twt_open(O_NONBLOCK);
 	struct twheel_event ev;
-	int64_t dl, m0;
-	uint64_t id;
+	int64_t dl, dl3, dlm, m0;
+	uint64_t id, mono;
+	/* More than any add takes: relative deadlines are a bit later. */
+	const int64_t jump = 3600 * TWT_S + 500 * TWT_MS;
 
 	/* Forward: an hour away, then the wall clock jumps an hour on. */
-	dl = twt_now(TWHEEL_CLOCK_REALTIME) + 3600 * TWT_S;
-	id = twt_add_abs(fd, 1, dl, TWHEEL_CLOCK_REALTIME);
+	id = add_wall(fd, 1, clock, abs, 3600 * TWT_S, &dl);
 	CHECK_EQ(twt_poll(fd, 100), 0);
 	m0 = twt_mono();
-	shift_realtime(3600 * TWT_S + 100 * TWT_MS);
+	shift_realtime(jump);
 	CHECK(twt_poll(fd, 10000) & POLLIN);
-	printf("# fired %.3f ms after the jump forward\n", (twt_mono() - m0) / 1e6);
-	shift_realtime(-(3600 * TWT_S + 100 * TWT_MS));
+	printf("# %s %s: fired %.3f ms after the jump forward\n",
+	       twt_clockname(clock), abs ? "absolute" : "relative",
+	       (twt_mono() - m0) / 1e6);
+	shift_realtime(-jump);
 	CHECK(twt_mono() - m0 < 5 * TWT_S);
 	CHECK_EQ(read(fd, &ev, sizeof(ev)), sizeof(ev));
 	CHECK_EQ(ev.id, id);
+	CHECK_EQ(ev.clock, clock);
 	CHECK(ev.time_ns >= dl);
 
-	/* Back: 300 ms away, the wall clock goes back an hour: no expiry. */
-	dl = twt_now(TWHEEL_CLOCK_REALTIME) + 300 * TWT_MS;
-	id = twt_add_abs(fd, 2, dl, TWHEEL_CLOCK_REALTIME);
+	/*
+	 * Back: 300 ms away, the wall clock goes back an hour: no expiry.
+	 * A monotonic timer of 300 ms fires regardless.
+	 */
+	id = add_wall(fd, 2, clock, abs, 300 * TWT_MS, &dl);
+	mono = add_wall(fd, 4, CLOCK_MONOTONIC, abs, 300 * TWT_MS, &dlm);
 	shift_realtime(-3600 * TWT_S);
 	m0 = twt_mono();
-	if (twt_poll(fd, 800) != 0) {
+	CHECK(twt_poll(fd, 10000) & POLLIN);
+	CHECK_EQ(read(fd, &ev, sizeof(ev)), sizeof(ev));
+	if (ev.id != mono) {
+		shift_realtime(3600 * TWT_S);
+		twt_fail(__FILE__, __LINE__,
+			 "cookie %llu fired with the wall clock an hour before its deadline (time_ns %+.3f s from it)",
+			 (unsigned long long)ev.cookie,
+			 (ev.time_ns - dl) / 1e9);
+	}
+	CHECK(ev.time_ns >= dlm);
+	if (twt_poll(fd, 500) != 0) {
 		shift_realtime(3600 * TWT_S);
 		CHECK_EQ(read(fd, &ev, sizeof(ev)), sizeof(ev));
 		twt_fail(__FILE__, __LINE__,
@@ -673,20 +736,40 @@ static void realtime_clock_jumps(void)
 			 (ev.time_ns - dl) / 1e9);
 	}
 	/* A new timer on the earlier wall clock still works meanwhile. */
-	twt_add_abs(fd, 3, twt_now(TWHEEL_CLOCK_REALTIME) + 50 * TWT_MS,
-		    TWHEEL_CLOCK_REALTIME);
+	add_wall(fd, 3, clock, abs, 50 * TWT_MS, &dl3);
 	CHECK(twt_poll(fd, 5000) & POLLIN);
 	CHECK_EQ(read(fd, &ev, sizeof(ev)), sizeof(ev));
 	CHECK_EQ(ev.cookie, 3);
+	CHECK(ev.time_ns >= dl3);
 	/* Forward again by the hour: the first one is now past due. */
 	shift_realtime(3600 * TWT_S);
 	CHECK(twt_poll(fd, 10000) & POLLIN);
 	CHECK_EQ(read(fd, &ev, sizeof(ev)), sizeof(ev));
 	CHECK_EQ(ev.id, id);
 	CHECK(ev.time_ns >= dl);
-	CHECK(twt_mono() - m0 < 10 * TWT_S);
+	CHECK(twt_mono() - m0 < 20 * TWT_S);
 	CHECK_EQ(twt_timers(fd), 0);
 	close(fd);
+}
+
+static void realtime_clock_jumps(void)
+{
+	wall_clock_jumps(CLOCK_REALTIME, 1);
+}
+
+static void realtime_rel_clock_jumps(void)
+{
+	wall_clock_jumps(CLOCK_REALTIME, 0);
+}
+
+static void tai_clock_jumps(void)
+{
+	wall_clock_jumps(CLOCK_TAI, 1);
+}
+
+static void tai_rel_clock_jumps(void)
+{
+	wall_clock_jumps(CLOCK_TAI, 0);
 }
 
 TWT_MAIN("expiry",
@@ -695,6 +778,9 @@ TWT_MAIN("expiry",
 	 TWT_CASE(abs_monotonic),
 	 TWT_CASE(abs_boottime),
 	 TWT_CASE(abs_realtime),
+	 TWT_CASE(rel_realtime),
+	 TWT_CASE(abs_tai),
+	 TWT_CASE(rel_tai),
 	 TWT_CASE(due_at_once),
 	 TWT_CASE(due_at_once_poll),
 	 TWT_CASE(cookies),
@@ -703,8 +789,11 @@ TWT_MAIN("expiry",
 	 TWT_CASE(ties_add_order),
 	 TWT_CASE(subtick_order),
 	 TWT_CASE(level_boundaries),
-	 TWT_CASE(three_clocks),
+	 TWT_CASE(all_clocks),
 	 TWT_CASE(rearm_earlier),
 	 TWT_CASE(due_add_keeps_order),
 	 TWT_CASE(realtime_clock_jumps),
+	 TWT_CASE(realtime_rel_clock_jumps),
+	 TWT_CASE(tai_clock_jumps),
+	 TWT_CASE(tai_rel_clock_jumps),
 	 TWT_CASE(saturation))

@@ -94,7 +94,7 @@ static void fork_shares(void)
 	CHECK_EQ(twt_timers(fd), 1);
 	CHECK_EQ(twt_queued(fd), 0);
 	CHECK(cid != 0 && cid != id);
-	CHECK_EQ(twt_cancel(fd, cid), TWHEEL_CANCELLED_PENDING);
+	CHECK_EQ(twt_cancel(fd, cid), TWHEEL_STATE_PENDING);
 	CHECK_EQ(twt_timers(fd), 0);
 	close(fd);
 }
@@ -167,7 +167,7 @@ static void close_with_timers(void)
 		int i;
 
 		for (i = 0; i < 1000; i++) {
-			unsigned int c = i % 3;
+			clockid_t c = twt_clock(i % TWT_NCLOCKS);
 
 			switch (i % 4) {
 			case 0:
@@ -300,7 +300,7 @@ static void close_then_unload(void)
 		/* Due over 100 ms from about when the adds end. */
 		for (i = 0; i < 2000; i++)
 			twt_add_abs(fd, i, window + (i % 100) * TWT_MS,
-				    TWHEEL_CLOCK_MONOTONIC);
+				    CLOCK_MONOTONIC);
 		per_add = (twt_mono() - t0) / 2000;
 		twt_sleep_ns(window + (30 + 20 * round) * TWT_MS - twt_mono());
 		printf("# round %d: %llu of 2000 queued at close\n", round,
@@ -329,7 +329,7 @@ static void reload_with_param(void)
 	CHECK_EQ(twt_info(fd).max_timers, 7);
 	for (i = 0; i < 7; i++)
 		twt_add_rel(fd, i, 3600 * TWT_S);
-	CHECK_ERR(twt_add_raw(fd, 7, 0, 0, 0, &id), ENOSPC);
+	CHECK_ERR(twt_add_raw(fd, 7, 0, 0, CLOCK_MONOTONIC, &id), ENOSPC);
 	close(fd);
 	CHECK_OK(do_rmmod());
 	CHECK_OK(do_insmod(""));

@@ -21,9 +21,11 @@ static void set_max(const char *v)
 #define CHECK_FULL(fd, n) do {						\
 	uint64_t _id = 0;						\
 	CHECK_ERR(twt_add_raw((fd), 999, 3600 * TWT_S, 0,		\
-			      TWHEEL_CLOCK_MONOTONIC, &_id), ENOSPC);	\
-	CHECK_ERR(twt_add_raw((fd), 999, 0, TWHEEL_ADD_ABSTIME,		\
-			      TWHEEL_CLOCK_REALTIME, &_id), ENOSPC);	\
+			      CLOCK_MONOTONIC, &_id), ENOSPC);		\
+	CHECK_ERR(twt_add_raw((fd), 999, 0, TWHEEL_ABSTIME,		\
+			      CLOCK_REALTIME, &_id), ENOSPC);		\
+	CHECK_ERR(twt_addp_raw((fd), 999, 0, TWT_MS, 0,		\
+			       CLOCK_TAI, &_id), ENOSPC);		\
 	CHECK_EQ(twt_timers(fd), (n));					\
 } while (0)
 
@@ -62,7 +64,7 @@ static void cap_100(void)
 		ids[i] = twt_add_rel(fd, i, 3600 * TWT_S);
 	CHECK_FULL(fd, 100);
 	/* Cancel one: room for exactly one more. */
-	CHECK_EQ(twt_cancel(fd, ids[42]), TWHEEL_CANCELLED_PENDING);
+	CHECK_EQ(twt_cancel(fd, ids[42]), TWHEEL_STATE_PENDING);
 	ids[42] = twt_add_rel(fd, 42, 3600 * TWT_S);
 	CHECK_FULL(fd, 100);
 	CHECK_EQ(twt_queued(fd), 0);
@@ -93,7 +95,7 @@ static void cap_counts_queued(void)
 	twt_add_rel(fd, 10, 0);
 	CHECK_FULL(fd, 10);
 	/* Cancelling a queued record makes room too. */
-	CHECK_EQ(twt_cancel(fd, ids[7]), TWHEEL_CANCELLED_QUEUED);
+	CHECK_EQ(twt_cancel(fd, ids[7]), TWHEEL_STATE_QUEUED);
 	twt_add_rel(fd, 11, 3600 * TWT_S);
 	CHECK_FULL(fd, 10);
 	/* Drain: all are read, room for ten again (one is pending). */
@@ -159,7 +161,8 @@ static void cap_change_while_open(void)
 	printf("# fd opened before the change: max_timers %llu\n",
 	       (unsigned long long)twt_info(fd).max_timers);
 	for (i = 0; i < 40; i++)
-		if (twt_add_raw(fd, i, 3600 * TWT_S, 0, 0, &id) == 0)
+		if (twt_add_raw(fd, i, 3600 * TWT_S, 0, CLOCK_MONOTONIC,
+				&id) == 0)
 			n++;
 	printf("# it took %d of 40 adds under a cap of 20\n", n);
 	CHECK(n == 20 || n == 40);

@@ -95,6 +95,7 @@ static void add_timers(int fd, int n)
 		req.cookie = i;
 		/* An hour away, spread over a second: all stay pending. */
 		req.expires_ns = 3600LL * 1000000000 + (long long)i * 10000;
+		req.clock = CLOCK_MONOTONIC;
 		CHECK_OK(ioctl(fd, TWHEEL_IOC_ADD, &req));
 	}
 }
@@ -235,7 +236,8 @@ static void limit_case(int sparse)
 
 		for (k = 0; k < n; k++) {
 			struct twheel_add a = { .cookie = added,
-						.expires_ns = 3600 * TWT_S };
+						.expires_ns = 3600 * TWT_S,
+						.clock = CLOCK_MONOTONIC };
 
 			if (ioctl(fd, TWHEEL_IOC_ADD, &a)) {
 				err = errno;

@@ -88,8 +88,8 @@ static void *cve_canceller(void *arg)
 		while (twt_mono() < s->cancel_at[i])
 			;
 		if (twt_cancel_raw(s->fd, s->id[i], 0, &r) == 0) {
-			if (r != TWHEEL_CANCELLED_PENDING &&
-			    r != TWHEEL_CANCELLED_QUEUED)
+			if (r != TWHEEL_STATE_PENDING &&
+			    r != TWHEEL_STATE_QUEUED)
 				atomic_store(&s->bad, 3);
 			s->result[i] = (int)r;
 		} else {
@@ -121,7 +121,7 @@ static void cancel_vs_expiry(void)
 			s.cancel_at[i] = now + (int64_t)(twt_rand(&seed) % (3 * TWT_MS));
 			s.id[i] = twt_add_abs(s.fd, i,
 					      now + (int64_t)(twt_rand(&seed) % (2 * TWT_MS)),
-					      TWHEEL_CLOCK_MONOTONIC);
+					      CLOCK_MONOTONIC);
 			atomic_store(&s.published, i + 1);
 		}
 		pthread_join(t[1], NULL);
@@ -138,9 +138,9 @@ static void cancel_vs_expiry(void)
 					 "timer %d: cancel %s, read %d times",
 					 i, s.result[i] == 1 ? "PENDING" :
 					 s.result[i] == 2 ? "QUEUED" : "ENOENT", nr);
-			if (s.result[i] == TWHEEL_CANCELLED_PENDING)
+			if (s.result[i] == TWHEEL_STATE_PENDING)
 				npend++;
-			else if (s.result[i] == TWHEEL_CANCELLED_QUEUED)
+			else if (s.result[i] == TWHEEL_STATE_QUEUED)
 				nq++;
 			else
 				nnoent++;
@@ -220,7 +220,7 @@ static void close_while_firing(void)
 		window = t0 + n * per_add;
 		for (i = 0; i < n; i++)
 			twt_add_abs(c.fd, i, window + (int64_t)(twt_rand(&seed) % (100 * TWT_MS)),
-				    TWHEEL_CLOCK_MONOTONIC);
+				    CLOCK_MONOTONIC);
 		per_add = (twt_mono() - t0) / n;
 		CHECK_OK(pthread_create(&t[0], NULL, close_reader, &c));
 		CHECK_OK(pthread_create(&t[1], NULL, close_epoller, &c));
@@ -378,7 +378,7 @@ static void two_readers_epoll(void)
 	/* Added while the readers already read. */
 	for (i = 0; i < N_RD; i++)
 		twt_add_abs(s.fd, i, base + (int64_t)(twt_rand(&seed) % (500 * TWT_MS)),
-			    TWHEEL_CLOCK_MONOTONIC);
+			    CLOCK_MONOTONIC);
 	for (i = 0; i < 3; i++)
 		pthread_join(t[i], NULL);
 	printf("# records per reader: %ld %ld %ld\n", s.per[0], s.per[1], s.per[2]);
@@ -473,9 +473,9 @@ static void mix_cancel(struct mixth *me, uint64_t *seed)
 	if (twt_cancel_raw(m->fd, id, 0, &r) == 0) {
 		unsigned char old;
 
-		if (r != TWHEEL_CANCELLED_PENDING && r != TWHEEL_CANCELLED_QUEUED)
+		if (r != TWHEEL_STATE_PENDING && r != TWHEEL_STATE_QUEUED)
 			mix_bad(m, "cancel result", r, id);
-		if (r == TWHEEL_CANCELLED_PENDING && me->kind[slot] == K_DUE)
+		if (r == TWHEEL_STATE_PENDING && me->kind[slot] == K_DUE)
 			mix_bad(m, "due timer cancelled as pending", slot, id);
 		old = __atomic_exchange_n(&me->state[slot], ST_CANCELLED,
 					  __ATOMIC_SEQ_CST);
@@ -495,7 +495,7 @@ static void mix_add(struct mixth *me, uint64_t *seed)
 	uint32_t slot = me->nslots, r = twt_rand(seed) % 10;
 	uint64_t cookie = ((uint64_t)me->idx << 32) | slot, id = 0;
 	int kind = r < 3 ? K_DUE : r < 9 ? K_NEAR : K_FAR;
-	unsigned int clock = twt_rand(seed) % 2;
+	clockid_t clock = twt_clock(twt_rand(seed) % TWT_NCLOCKS);
 	int ret;
 
 	me->kind[slot] = kind;
@@ -504,7 +504,7 @@ static void mix_add(struct mixth *me, uint64_t *seed)
 	switch (kind) {
 	case K_DUE:
 		/* A deadline tick long past: queued before the add returns. */
-		ret = twt_add_raw(m->fd, cookie, 1, TWHEEL_ADD_ABSTIME, clock,
+		ret = twt_add_raw(m->fd, cookie, 1, TWHEEL_ABSTIME, clock,
 				  &id);
 		break;
 	case K_NEAR:

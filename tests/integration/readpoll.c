@@ -207,7 +207,7 @@ static void *add_after(void *arg)
 	struct adder *a = arg;
 
 	twt_sleep_ns(a->after_ns);
-	if (twt_add_raw(a->fd, 77, a->expires, 0, TWHEEL_CLOCK_MONOTONIC,
+	if (twt_add_raw(a->fd, 77, a->expires, 0, CLOCK_MONOTONIC,
 			&a->id))
 		a->id = 0;
 	return NULL;
@@ -301,7 +301,7 @@ static void read_eintr(void)
 	pthread_join(t, NULL);
 	/* Nothing lost or changed. */
 	CHECK_EQ(twt_timers(fd), 1);
-	CHECK_EQ(twt_cancel(fd, far), TWHEEL_CANCELLED_PENDING);
+	CHECK_EQ(twt_cancel(fd, far), TWHEEL_STATE_PENDING);
 	twt_add_rel(fd, 2, 0);
 	CHECK_EQ(read(fd, &ev, sizeof(ev)), sizeof(ev));
 	CHECK_EQ(ev.cookie, 2);
@@ -598,7 +598,7 @@ static void epoll_et(void)
 	 */
 	twt_sleep_ns(64 * TWT_MS - twt_mono() % (64 * TWT_MS) + TWT_MS);
 	twt_add_abs(fd, 3, twt_mono() / (64 * TWT_MS) * (64 * TWT_MS) +
-		    64 * TWT_MS, TWHEEL_CLOCK_MONOTONIC);
+		    64 * TWT_MS, CLOCK_MONOTONIC);
 	CHECK_EQ(ep_wait(ep, 10000, &got), 1);
 	CHECK(got & EPOLLIN);
 	CHECK_EQ(ep_wait(ep, 0, NULL), 0);

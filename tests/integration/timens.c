@@ -3,8 +3,9 @@
  * timens: times are in the time namespace of the task that opened the fd,
  * as timerfd's are in its caller's. Absolute CLOCK_MONOTONIC and
  * CLOCK_BOOTTIME deadlines, record times and fdinfo's next expiry are
- * namespace times; an fd opened outside the namespace keeps the times of
- * its opener even when used inside.
+ * namespace times; CLOCK_REALTIME and CLOCK_TAI, which namespaces do not
+ * offset, stay as they are there; an fd opened outside the namespace
+ * keeps the times of its opener even when used inside.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -50,11 +51,11 @@ static void wait_child(pid_t pid)
 
 /*
  * In the namespace: a timer due at namespace-now + 300 ms gives no record
- * before then and one soon after, its time in namespace time.
+ * before then and one soon after, its time in namespace time; on each of
+ * the four clocks (the wall clocks have no namespace offset).
  */
 static void in_namespace(int off_s)
 {
-	unsigned int clocks[] = { TWHEEL_CLOCK_MONOTONIC, TWHEEL_CLOCK_BOOTTIME };
 	int64_t host_before = twt_mono(), ns_now;
 	unsigned int k;
 	pid_t pid;
@@ -72,27 +73,39 @@ static void in_namespace(int off_s)
 	       off_s, ns_now / 1e9, host_before / 1e9);
 	CHECK(ns_now - host_before > (off_s - 1) * TWT_S &&
 	      ns_now - host_before < (off_s + 60) * TWT_S);
-	for (k = 0; k < 2; k++) {
+	for (k = 0; k < TWT_NCLOCKS; k++) {
+		clockid_t c = twt_clock(k);
 		int fd = twt_open(0);
 		struct twheel_event ev;
-		int64_t d = twt_now(clocks[k]) + 300 * TWT_MS;
+		int64_t d = twt_now(c) + 300 * TWT_MS;
 		long long next;
+		char key[64];
 
-		twt_add_abs(fd, 1, d, clocks[k]);
-		CHECK_OK(twt_fdinfo(fd, k ? "next_expiry_boottime_ns" :
-				    "next_expiry_monotonic_ns", &next));
+		twt_add_abs(fd, 1, d, c);
+		snprintf(key, sizeof(key), "next_expiry_%s_ns",
+			 twt_clockname(c));
+		CHECK_OK(twt_fdinfo(fd, key, &next));
 		/* Never after the deadline's tick (1 ms), in namespace time. */
 		if (next > d - d % TWT_MS + TWT_MS || next < d - 3600 * TWT_S)
 			printf("# %s: next expiry %lld, deadline %lld\n",
-			       twt_clockname(clocks[k]), next, (long long)d);
+			       twt_clockname(c), next, (long long)d);
 		CHECK(next <= d - d % TWT_MS + TWT_MS && next > d - 3600 * TWT_S);
-		/* Nothing before the deadline. */
-		CHECK_EQ(twt_poll(fd, 250), 0);
-		CHECK(twt_now(clocks[k]) < d);
+		/*
+		 * Nothing before the deadline: readable within 250 ms only
+		 * if the poll returned after the deadline (a slow VM), and
+		 * never with a record queued before it.
+		 */
+		if (twt_poll(fd, 250) != 0) {
+			int64_t now = twt_now(c);
+
+			printf("# %s: readable %+.3f ms from the deadline\n",
+			       twt_clockname(c), (now - d) / 1e6);
+			CHECK(now >= d);
+		}
 		CHECK_EQ(read(fd, &ev, sizeof(ev)), sizeof(ev));
-		CHECK(twt_now(clocks[k]) >= d);
+		CHECK(twt_now(c) >= d);
 		printf("# %s: record at deadline %+.3f ms (namespace time)\n",
-		       twt_clockname(clocks[k]), (ev.time_ns - d) / 1e6);
+		       twt_clockname(c), (ev.time_ns - d) / 1e6);
 		CHECK(ev.time_ns >= d && ev.time_ns < d + 1000 * TWT_MS);
 		close(fd);
 	}
@@ -119,8 +132,8 @@ static void opener_namespace(void)
 	inside = twt_open(0);
 	d_ns = twt_mono() + 200 * TWT_MS;
 	d_host = d_ns - 50 * TWT_S;
-	twt_add_abs(outside, 1, d_host, TWHEEL_CLOCK_MONOTONIC);
-	twt_add_abs(inside, 2, d_ns, TWHEEL_CLOCK_MONOTONIC);
+	twt_add_abs(outside, 1, d_host, CLOCK_MONOTONIC);
+	twt_add_abs(inside, 2, d_ns, CLOCK_MONOTONIC);
 	CHECK_EQ(read(outside, &ev, sizeof(ev)), sizeof(ev));
 	CHECK(twt_mono() >= d_ns);
 	CHECK(ev.time_ns >= d_host && ev.time_ns < d_host + 1000 * TWT_MS);

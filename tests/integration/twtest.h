@@ -161,44 +161,58 @@ int main(void)								\
 #define TWT_S		1000000000LL
 #define TWT_EV_SIZE	((ssize_t)sizeof(struct twheel_event))
 
-static inline clockid_t twt_clockid(unsigned int twclock)
+#ifndef CLOCK_TAI
+#define CLOCK_TAI	11
+#endif
+
+/*
+ * The clocks a timer runs on (clockid_t values, ABI version 2), in the
+ * order the tests loop over them: twt_clock(k) for k < TWT_NCLOCKS.
+ */
+#define TWT_NCLOCKS	4
+static inline clockid_t twt_clock(unsigned int k)
 {
-	switch (twclock) {
-	case TWHEEL_CLOCK_BOOTTIME:
+	switch (k) {
+	case 0:
+		return CLOCK_MONOTONIC;
+	case 1:
 		return CLOCK_BOOTTIME;
-	case TWHEEL_CLOCK_REALTIME:
+	case 2:
 		return CLOCK_REALTIME;
 	default:
-		return CLOCK_MONOTONIC;
+		return CLOCK_TAI;
 	}
 }
 
-static inline const char *twt_clockname(unsigned int twclock)
+/* The clock's name as fdinfo spells it ("next_expiry_<name>_ns"). */
+static inline const char *twt_clockname(clockid_t clock)
 {
-	switch (twclock) {
-	case TWHEEL_CLOCK_MONOTONIC:
+	switch (clock) {
+	case CLOCK_MONOTONIC:
 		return "monotonic";
-	case TWHEEL_CLOCK_BOOTTIME:
+	case CLOCK_BOOTTIME:
 		return "boottime";
-	case TWHEEL_CLOCK_REALTIME:
+	case CLOCK_REALTIME:
 		return "realtime";
+	case CLOCK_TAI:
+		return "tai";
 	default:
 		return "?";
 	}
 }
 
-/* twt_now(clock): the time now on a twheel clock, in ns. */
-static inline int64_t twt_now(unsigned int twclock)
+/* twt_now(clock): the time now on a clockid, in ns. */
+static inline int64_t twt_now(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(twt_clockid(twclock), &ts);
+	clock_gettime(clock, &ts);
 	return (int64_t)ts.tv_sec * TWT_S + ts.tv_nsec;
 }
 
 static inline int64_t twt_mono(void)
 {
-	return twt_now(TWHEEL_CLOCK_MONOTONIC);
+	return twt_now(CLOCK_MONOTONIC);
 }
 
 /* twt_sleep_ns(ns): sleep at least ns, across signals. */
@@ -228,11 +242,13 @@ static inline int twt_open_at(const char *file, int line, int flags)
 }
 
 /*
- * twt_add_raw(): TWHEEL_IOC_ADD as is: returns ioctl()'s result (errno set)
- * and, on success, the new id in *id (if id is not NULL).
+ * twt_add_raw(): TWHEEL_IOC_ADD of a one-shot timer as is: returns
+ * ioctl()'s result (errno set) and, on success, the new id in *id (if id
+ * is not NULL). twt_addp_raw(): the same with a period.
  */
-static inline int twt_add_raw(int fd, uint64_t cookie, int64_t expires_ns,
-			      uint32_t flags, uint32_t clock, uint64_t *id)
+static inline int twt_addp_raw(int fd, uint64_t cookie, int64_t expires_ns,
+			       uint64_t period_ns, uint32_t flags,
+			       uint32_t clock, uint64_t *id)
 {
 	struct twheel_add a;
 	int ret;
@@ -240,6 +256,7 @@ static inline int twt_add_raw(int fd, uint64_t cookie, int64_t expires_ns,
 	memset(&a, 0, sizeof(a));
 	a.cookie = cookie;
 	a.expires_ns = expires_ns;
+	a.period_ns = period_ns;
 	a.flags = flags;
 	a.clock = clock;
 	ret = ioctl(fd, TWHEEL_IOC_ADD, &a);
@@ -248,24 +265,41 @@ static inline int twt_add_raw(int fd, uint64_t cookie, int64_t expires_ns,
 	return ret;
 }
 
-/* twt_add(): add a timer and return its id, or fail the case. */
+static inline int twt_add_raw(int fd, uint64_t cookie, int64_t expires_ns,
+			      uint32_t flags, uint32_t clock, uint64_t *id)
+{
+	return twt_addp_raw(fd, cookie, expires_ns, 0, flags, clock, id);
+}
+
+/*
+ * twt_add(): add a one-shot timer and return its id, or fail the case.
+ * twt_add_rel(): relative, on CLOCK_MONOTONIC; twt_add_abs(): absolute.
+ * twt_addp(): with a period (0: one-shot).
+ */
 #define twt_add(fd, cookie, expires, flags, clock)			\
-	twt_add_at(__FILE__, __LINE__, (fd), (cookie), (expires), (flags), (clock))
+	twt_addp_at(__FILE__, __LINE__, (fd), (cookie), (expires), 0,	\
+		    (flags), (clock))
+#define twt_addp(fd, cookie, expires, period, flags, clock)		\
+	twt_addp_at(__FILE__, __LINE__, (fd), (cookie), (expires),	\
+		    (period), (flags), (clock))
 #define twt_add_rel(fd, cookie, ns)					\
-	twt_add((fd), (cookie), (ns), 0, TWHEEL_CLOCK_MONOTONIC)
+	twt_add((fd), (cookie), (ns), 0, CLOCK_MONOTONIC)
 #define twt_add_abs(fd, cookie, ns, clock)				\
-	twt_add((fd), (cookie), (ns), TWHEEL_ADD_ABSTIME, (clock))
-static inline uint64_t twt_add_at(const char *file, int line, int fd,
-				  uint64_t cookie, int64_t expires_ns,
-				  uint32_t flags, uint32_t clock)
+	twt_add((fd), (cookie), (ns), TWHEEL_ABSTIME, (clock))
+static inline uint64_t twt_addp_at(const char *file, int line, int fd,
+				   uint64_t cookie, int64_t expires_ns,
+				   uint64_t period_ns, uint32_t flags,
+				   uint32_t clock)
 {
 	uint64_t id = 0;
 
-	if (twt_add_raw(fd, cookie, expires_ns, flags, clock, &id) != 0)
+	if (twt_addp_raw(fd, cookie, expires_ns, period_ns, flags, clock,
+			 &id) != 0)
 		twt_fail(file, line,
 			 "TWHEEL_IOC_ADD(cookie %" PRIu64 ", expires %" PRId64
-			 ", flags %#x, clock %u): %s", cookie, expires_ns,
-			 flags, clock, strerror(errno));
+			 ", period %" PRIu64 ", flags %#x, clock %u): %s",
+			 cookie, expires_ns, period_ns, flags, clock,
+			 strerror(errno));
 	if (id == 0)
 		twt_fail(file, line, "TWHEEL_IOC_ADD returned id 0");
 	return id;
@@ -297,11 +331,162 @@ static inline uint32_t twt_cancel_at(const char *file, int line, int fd,
 	if (twt_cancel_raw(fd, id, 0, &result) != 0)
 		twt_fail(file, line, "TWHEEL_IOC_CANCEL(%" PRIu64 "): %s", id,
 			 strerror(errno));
-	if (result != TWHEEL_CANCELLED_PENDING &&
-	    result != TWHEEL_CANCELLED_QUEUED)
+	if (result != TWHEEL_STATE_PENDING && result != TWHEEL_STATE_QUEUED)
 		twt_fail(file, line, "TWHEEL_IOC_CANCEL(%" PRIu64
 			 "): result %u", id, result);
 	return result;
+}
+
+/*
+ * twt_modify_raw(): TWHEEL_IOC_MODIFY as is; *result on success. The
+ * cookie is used only with TWHEEL_SET_COOKIE in flags.
+ */
+static inline int twt_modify_raw(int fd, uint64_t id, uint64_t cookie,
+				 int64_t expires_ns, uint64_t period_ns,
+				 uint32_t flags, uint32_t *result)
+{
+	struct twheel_modify m;
+	int ret;
+
+	memset(&m, 0, sizeof(m));
+	m.id = id;
+	m.cookie = cookie;
+	m.expires_ns = expires_ns;
+	m.period_ns = period_ns;
+	m.flags = flags;
+	ret = ioctl(fd, TWHEEL_IOC_MODIFY, &m);
+	if (ret == 0 && result)
+		*result = m.result;
+	return ret;
+}
+
+/* twt_modify(): modify (cookie kept), return the result, or fail. */
+#define twt_modify(fd, id, expires, period, flags)			\
+	twt_modify_at(__FILE__, __LINE__, (fd), (id), (expires),	\
+		      (period), (flags))
+static inline uint32_t twt_modify_at(const char *file, int line, int fd,
+				     uint64_t id, int64_t expires_ns,
+				     uint64_t period_ns, uint32_t flags)
+{
+	uint32_t result = 0;
+
+	if (twt_modify_raw(fd, id, 0, expires_ns, period_ns, flags,
+			   &result) != 0)
+		twt_fail(file, line, "TWHEEL_IOC_MODIFY(%" PRIu64 ", expires %"
+			 PRId64 ", period %" PRIu64 ", flags %#x): %s", id,
+			 expires_ns, period_ns, flags, strerror(errno));
+	if (result != TWHEEL_STATE_PENDING && result != TWHEEL_STATE_QUEUED)
+		twt_fail(file, line, "TWHEEL_IOC_MODIFY(%" PRIu64
+			 "): result %u", id, result);
+	return result;
+}
+
+/* twt_query_raw(): TWHEEL_IOC_QUERY as is; *st on success. */
+static inline int twt_query_raw(int fd, uint64_t id, struct twheel_status *st)
+{
+	struct twheel_query q;
+	int ret;
+
+	memset(&q, 0, sizeof(q));
+	q.id = id;
+	ret = ioctl(fd, TWHEEL_IOC_QUERY, &q);
+	if (ret == 0 && st)
+		*st = q.status;
+	return ret;
+}
+
+/* twt_query(fd, id): the timer's status, or fail the case. */
+#define twt_query(fd, id)	twt_query_at(__FILE__, __LINE__, (fd), (id))
+static inline struct twheel_status twt_query_at(const char *file, int line,
+						int fd, uint64_t id)
+{
+	struct twheel_status st;
+
+	memset(&st, 0, sizeof(st));
+	if (twt_query_raw(fd, id, &st) != 0)
+		twt_fail(file, line, "TWHEEL_IOC_QUERY(%" PRIu64 "): %s", id,
+			 strerror(errno));
+	return st;
+}
+
+/* twt_config_raw(): TWHEEL_IOC_CONFIG as is. */
+static inline int twt_config_raw(int fd, uint64_t tick_ns, uint32_t flags)
+{
+	struct twheel_config c;
+
+	memset(&c, 0, sizeof(c));
+	c.tick_ns = tick_ns;
+	c.flags = flags;
+	return ioctl(fd, TWHEEL_IOC_CONFIG, &c);
+}
+
+/* twt_config(fd, tick_ns, flags): configure the fd, or fail the case. */
+#define twt_config(fd, tick, flags)					\
+	twt_config_at(__FILE__, __LINE__, (fd), (tick), (flags))
+static inline void twt_config_at(const char *file, int line, int fd,
+				 uint64_t tick_ns, uint32_t flags)
+{
+	if (twt_config_raw(fd, tick_ns, flags) != 0)
+		twt_fail(file, line, "TWHEEL_IOC_CONFIG(tick %" PRIu64
+			 ", flags %#x): %s", tick_ns, flags, strerror(errno));
+}
+
+/* twt_advance_raw(): TWHEEL_IOC_ADVANCE as is; *now_ns on success. */
+static inline int twt_advance_raw(int fd, uint64_t delta_ns, int64_t *now_ns)
+{
+	struct twheel_advance a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.delta_ns = delta_ns;
+	ret = ioctl(fd, TWHEEL_IOC_ADVANCE, &a);
+	if (ret == 0 && now_ns)
+		*now_ns = a.now_ns;
+	return ret;
+}
+
+/* twt_advance(fd, delta_ns): move the manual clock; its time after. */
+#define twt_advance(fd, delta)						\
+	twt_advance_at(__FILE__, __LINE__, (fd), (delta))
+static inline int64_t twt_advance_at(const char *file, int line, int fd,
+				     uint64_t delta_ns)
+{
+	int64_t now = 0;
+
+	if (twt_advance_raw(fd, delta_ns, &now) != 0)
+		twt_fail(file, line, "TWHEEL_IOC_ADVANCE(%" PRIu64 "): %s",
+			 delta_ns, strerror(errno));
+	return now;
+}
+
+/*
+ * twt_open_manual(flags, tick_ns): a new fd on the manual clock (at 0)
+ * with that tick, or fail the case.
+ */
+#define twt_open_manual(flags, tick)					\
+	twt_open_manual_at(__FILE__, __LINE__, (flags), (tick))
+static inline int twt_open_manual_at(const char *file, int line, int flags,
+				     uint64_t tick_ns)
+{
+	int fd = twt_open_at(file, line, flags);
+
+	twt_config_at(file, line, fd, tick_ns, TWHEEL_CONFIG_MANUAL);
+	return fd;
+}
+
+/*
+ * twt_submit_raw(fd, ops, nr): TWHEEL_IOC_SUBMIT as is: the operations
+ * done, or -1 with errno.
+ */
+static inline int twt_submit_raw(int fd, struct twheel_op *ops, uint32_t nr)
+{
+	struct twheel_submit s;
+
+	memset(&s, 0, sizeof(s));
+	s.ops = (uint64_t)(uintptr_t)ops;
+	s.nr = nr;
+	s.op_size = sizeof(*ops);
+	return ioctl(fd, TWHEEL_IOC_SUBMIT, &s);
 }
 
 /* twt_info(fd): struct twheel_info, or fail the case. */

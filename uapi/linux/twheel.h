@@ -258,6 +258,7 @@ struct twheel_query {
  * consistent in itself (see struct twheel_status); the order is the
  * fd's internal order, not deadline order. Nothing is changed. If the
  * array cannot be written, EFAULT: repeat the call with the same cursor.
+ * ENOMEM when the kernel's buffer for the listing cannot be allocated.
  */
 struct twheel_list {
 	__u64 statuses;
@@ -330,7 +331,8 @@ struct twheel_op {
  * Return (of ioctl(2)): the number of operations done, each with its
  * result written: @nr, or fewer when one could not be read or written
  * (or a fatal signal arrived); -1 with EFAULT if the first one could not
- * be; -1 with EINVAL for a bad struct twheel_submit (no operation done).
+ * be; -1 with EINVAL for a bad struct twheel_submit, or ENOMEM when the
+ * kernel's buffer for the batch cannot be allocated (no operation done).
  */
 struct twheel_submit {
 	__u64 ops;
