@@ -120,5 +120,6 @@ help:
 -include tests/wheel/wheel.mk
 -include userspace/userspace.mk
 -include userspace/examples/examples.mk
+-include tests/bench/bench.mk
 
 endif
