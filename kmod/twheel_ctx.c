@@ -444,6 +444,11 @@ struct twheel_ctx *twheel_ctx_create(u64 max_timers, u64 tick_ns)
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
 	if (!ctx)
 		return ERR_PTR(-ENOMEM);
+	ctx->readbuf = kmalloc(sizeof(*ctx->readbuf), GFP_KERNEL_ACCOUNT);
+	if (!ctx->readbuf) {
+		kfree(ctx);
+		return ERR_PTR(-ENOMEM);
+	}
 	mutex_init(&ctx->lock);
 	twheel_ids_init(&ctx->ids);
 	INIT_LIST_HEAD(&ctx->ready);
@@ -481,6 +486,7 @@ void twheel_ctx_destroy(struct twheel_ctx *ctx)
 	twheel_ids_destroy(&ctx->ids);
 	for (i = 0; i < TWHEEL_NR_CLOCKS; i++)
 		kvfree(ctx->bases[i]);
+	kfree(ctx->readbuf);
 	mutex_destroy(&ctx->lock);
 	kfree(ctx);
 }
@@ -1090,87 +1096,116 @@ int twheel_ctx_advance(struct twheel_ctx *ctx, u64 delta_ns,
 EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_advance);
 
 /*
- * Caller holds the lock. The oldest queued record, left queued; *@now_ns
- * is the present of its clock, for twheel_ctx_consume().
+ * Caller holds the lock. The record of @t, a queued timer, in @ev; @now
+ * holds per clock its present once read in this batch (@valid: which).
  */
-static struct twheel_timer *twheel_ctx_peek(struct twheel_ctx *ctx,
-					    struct twheel_event *ev,
-					    s64 *now_ns)
+static void twheel_ctx_record(struct twheel_ctx *ctx, struct twheel_timer *t,
+			      struct twheel_event *ev, s64 *now, u8 *valid)
 {
-	struct twheel_timer *t;
-	u32 clock;
+	u32 clock = twheel_timer_clock(t);
 
-	t = list_first_entry_or_null(&ctx->ready, struct twheel_timer,
-				     rec.link);
-	if (!t)
-		return NULL;
-	clock = twheel_timer_clock(t);
-	memset(ev, 0, sizeof(*ev));
 	ev->id = twheel_timer_id(t);
 	ev->cookie = t->cookie;
-	ev->clock = twheel_clockids[clock];
 	ev->time_ns = twheel_ctx_to_user(ctx, clock, t->rec.time_ns);
 	ev->count = 1;
+	ev->clock = twheel_clockids[clock];
+	ev->flags = 0;
 	if (twheel_timer_periodic(t)) {
-		*now_ns = twheel_clock_now(ctx, clock);
-		ev->count = twheel_ptimer_count(twheel_ptimer(t), *now_ns);
+		if (!(*valid & BIT(clock))) {
+			now[clock] = twheel_clock_now(ctx, clock);
+			*valid |= BIT(clock);
+		}
+		ev->count = twheel_ptimer_count(twheel_ptimer(t), now[clock]);
 	}
-	return t;
 }
 
 /*
- * Caller holds the lock. Drop the record @ev of @t, the oldest: free a
- * one-shot timer; put a periodic one back for its next deadline.
+ * Caller holds the lock. Drop the oldest record, @ev, of @t: free a
+ * one-shot timer (a small one is left in @bulk[*@nbulk] for the caller to
+ * free with the others); put a periodic one back for its next deadline.
  */
 static void twheel_ctx_consume(struct twheel_ctx *ctx, struct twheel_timer *t,
-			       const struct twheel_event *ev, s64 now_ns)
+			       const struct twheel_event *ev, const s64 *now,
+			       void **bulk, u32 *nbulk)
 {
 	struct twheel_ptimer *pt = twheel_ptimer(t);
 
 	twheel_timer_unlink(ctx, t);
-	if (!twheel_timer_periodic(t)) {
-		twheel_timer_free(ctx, t);
+	if (!pt || !pt->period_ns) {
+		twheel_ids_remove(&ctx->ids, twheel_timer_id(t));
+		ctx->nr_timers--;
+		if (pt)
+			kmem_cache_free(twheel_ptimer_cache, pt);
+		else
+			bulk[(*nbulk)++] = t;
 		return;
 	}
-	/* After @now_ns: into the wheel, whose clock is not past @now_ns. */
+	/* After the present: into the wheel, whose clock is not past it. */
 	twheel_timer_place(ctx, t, twheel_periods_after(pt->deadline_ns,
 							ev->count,
 							pt->period_ns),
-			   now_ns);
+			   now[twheel_timer_clock(t)]);
 }
 
 /**
  * twheel_ctx_read() - hand over queued records, oldest first
  * @ctx: the context; the caller does not hold the lock
  * @max: the most records to hand over
- * @emit: called under the lock with @arg for each record, in order (must
- *        not sleep); a record is consumed only if it returns 0
+ * @emit: called under the lock with @arg and up to TWHEEL_READ_BATCH
+ *        records, in order (must not sleep); returns how many of them it
+ *        took (the first ones), or a negative errno when it took none;
+ *        only records it took are consumed
  * @arg: for @emit
  *
  * Advances the wheels first if an hrtimer fired, until a record is queued.
- * Hands over at most TWHEEL_CHUNK records in one call.
+ * Hands over at most TWHEEL_CHUNK records in one call. The records are
+ * gathered in the context's buffer (ctx->readbuf, used under the lock),
+ * so that @emit copies them out together.
  *
  * Return: the number of records handed over; 0 when none is queued; or,
  * when @emit failed on the first one, what it returned.
  */
 long twheel_ctx_read(struct twheel_ctx *ctx, u64 max,
-		     int (*emit)(void *arg, const struct twheel_event *ev),
+		     int (*emit)(void *arg, const struct twheel_event *ev,
+				 u32 n),
 		     void *arg)
 {
+	struct twheel_readbuf *rb = ctx->readbuf;
+	s64 now[TWHEEL_NR_CLOCKS];
 	struct twheel_timer *t;
-	struct twheel_event ev;
-	s64 now_ns = 0;
+	u32 k, i, nbulk = 0;
+	u8 valid = 0;
 	u64 n = 0;
 	int ret = 0;
 
 	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_RECORD);
-	while (n < max && n < TWHEEL_CHUNK &&
-	       (t = twheel_ctx_peek(ctx, &ev, &now_ns))) {
-		ret = emit(arg, &ev);
-		if (ret)
+	while (n < max && n < TWHEEL_CHUNK) {
+		k = 0;
+		list_for_each_entry(t, &ctx->ready, rec.link) {
+			if (k == TWHEEL_READ_BATCH || n + k == max ||
+			    n + k == TWHEEL_CHUNK)
+				break;
+			twheel_ctx_record(ctx, t, &rb->ev[k++], now, &valid);
+		}
+		if (!k)
 			break;
-		twheel_ctx_consume(ctx, t, &ev, now_ns);
-		n++;
+		ret = emit(arg, rb->ev, k);
+		if (ret <= 0)
+			break;
+		for (i = 0; i < ret; i++) {
+			t = list_first_entry(&ctx->ready, struct twheel_timer,
+					     rec.link);
+			twheel_ctx_consume(ctx, t, &rb->ev[i], now, rb->bulk,
+					   &nbulk);
+		}
+		n += ret;
+		if (nbulk) {
+			kmem_cache_free_bulk(twheel_timer_cache, nbulk,
+					     rb->bulk);
+			nbulk = 0;
+		}
+		if (ret < k)
+			break;
 	}
 	twheel_ctx_unlock(ctx);
 	return n ? n : ret;

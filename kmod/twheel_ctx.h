@@ -56,7 +56,20 @@ enum twheel_clk {
 /* The most operations twheel_ctx_submit() takes in one call. */
 #define TWHEEL_SUBMIT_CHUNK	32
 
+/* The most records twheel_ctx_read() hands its emit function at once. */
+#define TWHEEL_READ_BATCH	64
+
 struct twheel_ctx;
+
+/**
+ * struct twheel_readbuf - a context's buffer for reading records
+ * @ev: the records handed over together
+ * @bulk: timers freed together once their records are read
+ */
+struct twheel_readbuf {
+	struct twheel_event ev[TWHEEL_READ_BATCH];
+	void *bulk[TWHEEL_READ_BATCH];
+};
 
 /**
  * struct twheel_base - the timers of one context on one clock
@@ -90,6 +103,7 @@ struct twheel_base {
  * @nr_queued: records on @ready; read without the lock by poll
  * @max_timers: the most live timers allowed
  * @tick_ns: the resolution: one wheel tick in nanoseconds
+ * @readbuf: for twheel_ctx_read(), used under @lock
  * @wqh: readers and pollers wait here
  * @fire_seq: bumped by every hrtimer callback
  * @done_seq: the @fire_seq value the last complete update started from;
@@ -112,6 +126,7 @@ struct twheel_ctx {
 	u64 nr_queued;
 	u64 max_timers;
 	u64 tick_ns;
+	struct twheel_readbuf *readbuf;
 	wait_queue_head_t wqh;
 	atomic_t fire_seq;
 	int done_seq;
@@ -150,7 +165,8 @@ u32 twheel_ctx_submit(struct twheel_ctx *ctx, struct twheel_op *ops, u32 nr,
 u32 twheel_ctx_list(struct twheel_ctx *ctx, u64 *cursor,
 		    struct twheel_status *st, u32 n);
 long twheel_ctx_read(struct twheel_ctx *ctx, u64 max,
-		     int (*emit)(void *arg, const struct twheel_event *ev),
+		     int (*emit)(void *arg, const struct twheel_event *ev,
+				 u32 n),
 		     void *arg);
 void twheel_ctx_info(struct twheel_ctx *ctx, struct twheel_info *info);
 void twheel_ctx_show(struct twheel_ctx *ctx, struct seq_file *m);

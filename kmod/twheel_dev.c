@@ -554,15 +554,27 @@ static long twheel_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	return c->fn(ctx, (void __user *)arg, _IOC_SIZE(cmd));
 }
 
-/* Called under the context's lock: one record out, without faulting. */
-static int twheel_emit(void *arg, const struct twheel_event *ev)
+/*
+ * Called under the context's lock: records out, without faulting; all at
+ * once, or on a fault as many whole ones as go. Return: how many went, or
+ * -EFAULT when none did.
+ */
+static int twheel_emit(void *arg, const struct twheel_event *ev, u32 n)
 {
+	const size_t size = sizeof(*ev);
 	char __user **buf = arg;
+	u32 i;
 
-	if (copy_to_user_nofault(*buf, ev, sizeof(*ev)))
-		return -EFAULT;
-	*buf += sizeof(*ev);
-	return 0;
+	if (!copy_to_user_nofault(*buf, ev, n * size)) {
+		*buf += n * size;
+		return n;
+	}
+	for (i = 0; i < n; i++) {
+		if (copy_to_user_nofault(*buf, &ev[i], size))
+			break;
+		*buf += size;
+	}
+	return i ? i : -EFAULT;
 }
 
 static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,

@@ -139,14 +139,17 @@ struct ctx_records {
 	unsigned int fail_at;	/* emit fails for this record number + 1 */
 };
 
-static int ctx_emit(void *arg, const struct twheel_event *ev)
+static int ctx_emit(void *arg, const struct twheel_event *ev, u32 n)
 {
 	struct ctx_records *r = arg;
+	u32 i;
 
-	if (r->n + 1 == r->fail_at || r->n == ARRAY_SIZE(r->ev))
-		return -EFAULT;
-	r->ev[r->n++] = *ev;
-	return 0;
+	for (i = 0; i < n; i++) {
+		if (r->n + 1 == r->fail_at || r->n == ARRAY_SIZE(r->ev))
+			break;
+		r->ev[r->n++] = ev[i];
+	}
+	return i ? i : -EFAULT;
 }
 
 static void twheel_ctx_due_now_is_queued_at_once(struct kunit *test)
