@@ -31,6 +31,21 @@
  *            (Netty's default; timed only up to N = 10^4, as beyond that
  *            5 repetitions take minutes, but counted under callgrind at
  *            N = 10^5) and 65536.
+ *
+ * A second table runs the workload shape of the benchmark that comes with
+ * William Ahern's timeout.c (a hierarchical timing wheel library for
+ * event loops): fill with N timeouts of random deadlines, cancel part of
+ * them, then expire the rest stepping the clock one tick at a time. Here:
+ *   add     N adds, deadlines uniform over [1, 60000] ticks (one minute of
+ *           1 ms ticks), clock at 0;
+ *   cancel  a random half of them removed, in random order;
+ *   expire  the clock advanced 1 tick per call, 1 .. 60000, each entry
+ *           handed back read; ns per entry handed back (N / 2), all
+ *           60000 calls included;
+ *   life    (add + cancel + expire time) / N: the whole life of a timer.
+ * The same four structures, all at every N (the span is 60000 ticks, so
+ * hw512 visits each entry about 59 times, not 10^4).
+ * Only the shape is taken from timeout.c: no code of it is used or copied.
  * Written for this benchmark; no code taken from elsewhere.
  *
  * Modes:
@@ -67,6 +82,10 @@
 #define DL_MAX		10000000ULL
 #define STEP		1000ULL
 #define MAX_REPS	64
+
+/* The timeout.c-shaped workload: span, and share cancelled (percent). */
+#define TO_MAX		60000ULL
+#define TO_CANCEL_PCT	50U
 
 static u64 rng_state;
 
@@ -116,7 +135,18 @@ struct work {
 /* Per-op results of one run of one structure. */
 struct res {
 	double add, remove, expire;	/* ns per op */
+	double life;			/* timeout.c workload: ns per timer */
 };
+
+/*
+ * The timeout.c workload of one repetition: dl[] over [1, TO_MAX], the
+ * first ncancel ids of perm[] are cancelled (in that order), sum is the
+ * sum of the deadlines of the others.
+ */
+static u32 to_ncancel(u32 n)
+{
+	return (u32)((u64)n * TO_CANCEL_PCT / 100);
+}
 
 /* Callgrind mode: count instructions of one phase. */
 static int cg_mode;
@@ -200,6 +230,58 @@ static void run_twheel(const struct work *wk, struct res *res)
 	res->expire = (now_ns() - t0) / wk->n;
 	phase_end("twheel", "expire", wk->n);
 	check("twheel", handed, wk->n, sum, wk->sum);
+	free(o);
+	free(w);
+}
+
+/*
+ * Touch every page of a fresh allocation, so that the timed loops of the
+ * timeout.c workload do not pay its first-touch page faults.
+ */
+static void prefault(void *p, size_t len)
+{
+	volatile char *c = p;
+	size_t off;
+
+	for (off = 0; off < len; off += 4096)
+		c[off] = 0;	/* volatile: not dropped as a store of zero */
+}
+
+/* timeout.c workload: add N, cancel some, expire the rest 1 tick a call. */
+static void run_twheel_to(const struct work *wk, struct res *res)
+{
+	struct twheel_wheel *w = xcalloc(1, sizeof(*w));
+	struct tw_obj *o = xcalloc(wk->n, sizeof(*o));
+	u32 i, nc = to_ncancel(wk->n);
+	struct twheel_entry *e, *tmp;
+	u64 handed = 0, sum = 0, t;
+	struct list_head out;
+	double t0, ta, tc, te;
+
+	twheel_wheel_init(w, 0);
+	INIT_LIST_HEAD(&out);
+	prefault(o, wk->n * sizeof(*o));
+	t0 = now_ns();
+	for (i = 0; i < wk->n; i++)
+		twheel_wheel_add(w, &o[i].e, wk->dl[i]);
+	ta = now_ns() - t0;
+	t0 = now_ns();
+	for (i = 0; i < nc; i++)
+		twheel_wheel_remove(w, &o[wk->perm[i]].e);
+	tc = now_ns() - t0;
+	t0 = now_ns();
+	for (t = 1; t <= TO_MAX; t++) {
+		handed += twheel_wheel_advance(w, t, &out);
+		list_for_each_entry_safe(e, tmp, &out, node)
+			sum += e->expires;
+		INIT_LIST_HEAD(&out);
+	}
+	te = now_ns() - t0;
+	check("twheel (timeout.c workload)", handed, wk->n - nc, sum, wk->sum);
+	res->add = ta / wk->n;
+	res->remove = nc ? tc / nc : 0;
+	res->expire = te / (wk->n - nc);
+	res->life = (ta + tc + te) / wk->n;
 	free(o);
 	free(w);
 }
@@ -326,6 +408,44 @@ static void run_heap(const struct work *wk, struct res *res)
 	free(h.pos);
 }
 
+static void run_heap_to(const struct work *wk, struct res *res)
+{
+	struct heap h = {
+		.a = xcalloc(wk->n, sizeof(*h.a)),
+		.pos = xcalloc(wk->n, sizeof(*h.pos)),
+	};
+	u32 i, nc = to_ncancel(wk->n);
+	u64 handed = 0, sum = 0, t;
+	double t0, ta, tc, te;
+
+	prefault(h.a, wk->n * sizeof(*h.a));
+	prefault(h.pos, wk->n * sizeof(*h.pos));
+	t0 = now_ns();
+	for (i = 0; i < wk->n; i++)
+		heap_add(&h, i, wk->dl[i]);
+	ta = now_ns() - t0;
+	t0 = now_ns();
+	for (i = 0; i < nc; i++)
+		heap_del_at(&h, h.pos[wk->perm[i]]);
+	tc = now_ns() - t0;
+	t0 = now_ns();
+	for (t = 1; t <= TO_MAX; t++) {
+		while (h.n && h.a[0].key <= t) {
+			sum += h.a[0].key;	/* the caller reads it */
+			handed++;
+			heap_del_at(&h, 0);
+		}
+	}
+	te = now_ns() - t0;
+	check("heap (timeout.c workload)", handed, wk->n - nc, sum, wk->sum);
+	res->add = ta / wk->n;
+	res->remove = nc ? tc / nc : 0;
+	res->expire = te / (wk->n - nc);
+	res->life = (ta + tc + te) / wk->n;
+	free(h.a);
+	free(h.pos);
+}
+
 /* ------------------------------------------------------------------ */
 /* single-level hashed wheel with rounds                              */
 
@@ -425,6 +545,50 @@ static void run_hwheel(const struct work *wk, struct res *res, u32 hw_slots,
 	free(hw.b);
 }
 
+static void run_hwheel_to(const struct work *wk, struct res *res,
+			  u32 hw_slots)
+{
+	struct hwheel hw = {
+		.b = xcalloc(hw_slots, sizeof(*hw.b)),
+		.mask = hw_slots - 1,
+		.cur = 0,
+	};
+	struct hw_obj *o = xcalloc(wk->n, sizeof(*o)), *e, *tmp;
+	u32 i, nc = to_ncancel(wk->n);
+	u64 handed = 0, sum = 0, t;
+	double t0, ta, tc, te;
+	struct list_head out;
+
+	for (i = 0; i < hw_slots; i++)
+		INIT_LIST_HEAD(&hw.b[i]);
+	INIT_LIST_HEAD(&out);
+	prefault(o, wk->n * sizeof(*o));
+	t0 = now_ns();
+	for (i = 0; i < wk->n; i++)
+		hw_add(&hw, &o[i], wk->dl[i]);
+	ta = now_ns() - t0;
+	t0 = now_ns();
+	for (i = 0; i < nc; i++)
+		hw_remove(&o[wk->perm[i]]);
+	tc = now_ns() - t0;
+	t0 = now_ns();
+	for (t = 1; t <= TO_MAX; t++) {
+		handed += hw_advance(&hw, t, &out);
+		list_for_each_entry_safe(e, tmp, &out, node)
+			sum += e->expires;
+		INIT_LIST_HEAD(&out);
+	}
+	te = now_ns() - t0;
+	check("hashed wheel (timeout.c workload)", handed, wk->n - nc, sum,
+	      wk->sum);
+	res->add = ta / wk->n;
+	res->remove = nc ? tc / nc : 0;
+	res->expire = te / (wk->n - nc);
+	res->life = (ta + tc + te) / wk->n;
+	free(o);
+	free(hw.b);
+}
+
 /* ------------------------------------------------------------------ */
 
 /* The structures measured; a max_n of 0 means every N. */
@@ -488,6 +652,30 @@ static void free_work(struct work *wk)
 	free(wk->perm);
 }
 
+/* The timeout.c workload: deadlines over [1, TO_MAX], a random cancel set. */
+static void make_work_to(struct work *wk, u32 n, u64 seed)
+{
+	u32 i;
+
+	make_work(wk, n, seed);		/* for the random order */
+	for (i = 0; i < n; i++)
+		wk->dl[i] = 1 + rnd_below(TO_MAX);
+	wk->sum = 0;
+	for (i = to_ncancel(n); i < n; i++)
+		wk->sum += wk->dl[wk->perm[i]];
+}
+
+static void run_struct_to(const struct bench_struct *b, const struct work *wk,
+			  struct res *res)
+{
+	if (b->kind == 0)
+		run_twheel_to(wk, res);
+	else if (b->kind == 1)
+		run_heap_to(wk, res);
+	else
+		run_hwheel_to(wk, res, b->slots);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -545,6 +733,54 @@ static __printf(1, 2) void emit(const char *fmt, ...)
 	}
 }
 
+/* The second table: the timeout.c-shaped workload, every structure. */
+static void bench_time_to(const u32 *ns, int nn, int reps)
+{
+	static double v[NSTRUCT][4][MAX_REPS];
+	struct work wk;
+	char s[4][64];
+	struct res r;
+	int in, k, rep;
+
+	emit("\nbench-core, timeout.c workload: ns per operation, median of %d repetitions [min-max]\n",
+	     reps);
+	emit("  the shape of the benchmark of W. Ahern's timeout.c (reimplemented, no code taken):\n");
+	emit("  add: N adds, deadlines uniform over [1, %llu] ticks (1 ms ticks: up to a minute),\n",
+	     TO_MAX);
+	emit("       clock at 0; cancel: a random %u%% of them removed, random order, ns per cancel;\n",
+	     TO_CANCEL_PCT);
+	emit("  expire: the clock advanced 1 tick per call, 1 .. %llu, ns per entry handed back,\n",
+	     TO_MAX);
+	emit("          all %llu calls included; life: (add + cancel + expire) / N, ns per timer\n",
+	     TO_MAX);
+	emit("  every structure at every N (in hwN an entry of deadline d is visited\n"
+	     "  d / N + 1 times: about 59 times in hw512, once in hw64k)\n");
+	emit("\n%9s  %-7s  %-24s  %-24s  %-24s  %-24s\n", "N", "struct",
+	     "add ns/op", "cancel ns/op", "expire ns/entry", "life ns/timer");
+	for (in = 0; in < nn; in++) {
+		for (rep = 0; rep < reps; rep++) {
+			make_work_to(&wk, ns[in], 0x746fULL * (rep + 1) + ns[in]);
+			for (k = 0; k < NSTRUCT; k++) {
+				run_struct_to(&structs[k], &wk, &r);
+				v[k][0][rep] = r.add;
+				v[k][1][rep] = r.remove;
+				v[k][2][rep] = r.expire;
+				v[k][3][rep] = r.life;
+			}
+			free_work(&wk);
+		}
+		for (k = 0; k < NSTRUCT; k++) {
+			stat_str(s[0], sizeof(s[0]), v[k][0], reps);
+			stat_str(s[1], sizeof(s[1]), v[k][1], reps);
+			stat_str(s[2], sizeof(s[2]), v[k][2], reps);
+			stat_str(s[3], sizeof(s[3]), v[k][3], reps);
+			emit("%9u  %-7s  %-24s  %-24s  %-24s  %-24s\n", ns[in],
+			     structs[k].name, s[0], s[1], s[2], s[3]);
+		}
+		fflush(stdout);
+	}
+}
+
 static int bench_time(const u32 *ns, int nn, int reps)
 {
 	static double v[NSTRUCT][3][MAX_REPS];
@@ -598,6 +834,7 @@ static int bench_time(const u32 *ns, int nn, int reps)
 	idle_jump(&one, &huge);
 	emit("\ntwheel advance() over an empty wheel: %.1f ns for 1 tick, %.1f ns for 10^12 ticks\n",
 	     one, huge);
+	bench_time_to(ns, nn, reps);
 	return 0;
 }
 

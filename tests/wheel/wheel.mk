@@ -12,9 +12,12 @@
 #   make fuzz            libFuzzer, FUZZ_SECONDS=60, corpus kept in
 #                        build/wheel/fuzz-corpus
 #   make bench-core      add/remove/expire cost table, twheel vs heap vs
-#                        hashed wheel; BENCH_REPS=5; writes
-#                        build/bench-core.txt (and the callgrind table,
-#                        unless BENCH_CALLGRIND=0)
+#                        hashed wheel, then a second table on the workload
+#                        shape of W. Ahern's timeout.c benchmark (add N
+#                        random, cancel half, expire 1 tick per call);
+#                        BENCH_REPS=5; writes build/bench-core.txt (and
+#                        the callgrind table, unless BENCH_CALLGRIND=0).
+#                        BENCH_REPS=1 BENCH_CALLGRIND=0 takes ~15-20 s
 #   make bench-core-callgrind   only the instructions/op table (N = 10^5)
 #   make wheel-clean
 
