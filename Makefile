@@ -116,6 +116,8 @@ help:
 	@echo "  make fuzz [FUZZ_SECONDS=60] | bench-core | wheel-test"
 	@echo "  make libtwheel | userspace-tools | man-check | examples"
 	@echo "  make userspace-install [PREFIX=/usr/local] [DESTDIR=...]"
+	@echo "  make bench [BENCH_REPS=5 BENCH_NMAX=1000000 BENCH_QUICK=1]   twheel vs timerfd vs heap, stock VM"
+	@echo "  make bench-report | kbench   report again; in-kernel wheel vs timer_list/hrtimer"
 
 -include tests/wheel/wheel.mk
 -include userspace/userspace.mk

@@ -32,20 +32,6 @@
 #define N_DEBUG 20000
 #define CG "/sys/fs/cgroup"
 
-static long long read_ll(const char *path)
-{
-	char buf[64] = "";
-	long long v = -1;
-	FILE *f = fopen(path, "r");
-
-	if (f) {
-		if (fgets(buf, sizeof(buf), f))
-			v = atoll(buf);
-		fclose(f);
-	}
-	return v;
-}
-
 static long long memstat(const char *key)
 {
 	char line[256];
@@ -106,10 +92,10 @@ static void bytes_per_timer(void)
 	double cg_bytes, slab_bytes;
 	int fd, debug, n;
 
-	objsize = read_ll("/sys/kernel/slab/twheel_timer/object_size");
-	slabsize = read_ll("/sys/kernel/slab/twheel_timer/slab_size");
-	per_slab = read_ll("/sys/kernel/slab/twheel_timer/objs_per_slab");
-	order = read_ll("/sys/kernel/slab/twheel_timer/order");
+	objsize = twt_sysfs_read("/sys/kernel/slab/twheel_timer/object_size");
+	slabsize = twt_sysfs_read("/sys/kernel/slab/twheel_timer/slab_size");
+	per_slab = twt_sysfs_read("/sys/kernel/slab/twheel_timer/objs_per_slab");
+	order = twt_sysfs_read("/sys/kernel/slab/twheel_timer/order");
 	CHECK(objsize > 0 && slabsize > 0 && per_slab > 0 && order >= 0);
 	slab_bytes = (double)(4096LL << order) / per_slab;
 	debug = slabsize != ((objsize + 7) & ~7LL);
@@ -153,8 +139,8 @@ static void sparse_bytes_per_timer(void)
 	int fd, debug, rounds, r, i;
 	double cg_bytes;
 
-	debug = read_ll("/sys/kernel/slab/twheel_timer/slab_size") !=
-		read_ll("/sys/kernel/slab/twheel_timer/object_size");
+	debug = twt_sysfs_read("/sys/kernel/slab/twheel_timer/slab_size") !=
+		twt_sysfs_read("/sys/kernel/slab/twheel_timer/object_size");
 	rounds = debug ? 2000 : 20000;
 	enter_cgroup();
 	fd = open("/dev/twheel", O_RDWR);
@@ -212,8 +198,8 @@ static void limit_case(int sparse)
 	long added = 0, live = 0;
 	char buf[32];
 
-	debug = read_ll("/sys/kernel/slab/twheel_timer/slab_size") !=
-		read_ll("/sys/kernel/slab/twheel_timer/object_size");
+	debug = twt_sysfs_read("/sys/kernel/slab/twheel_timer/slab_size") !=
+		twt_sysfs_read("/sys/kernel/slab/twheel_timer/object_size");
 	enter_cgroup();
 	fd = open("/dev/twheel", O_RDWR);
 	CHECK_OK(fd);
@@ -221,14 +207,14 @@ static void limit_case(int sparse)
 	live = 1;
 	/* Warm up what the measurement below uses (stdio buffers, heap). */
 	CHECK(global_slab() > 0);
-	cur = read_ll(CG "/twt-memory/memory.current");
+	cur = twt_sysfs_read(CG "/twt-memory/memory.current");
 	CHECK(cur > 0);
 	snprintf(buf, sizeof(buf), "%lld", cur + (debug ? 256 : 2048) * 1024LL);
 	/* Opened now: at the limit, an open() would call the OOM killer. */
 	maxfd = open(CG "/twt-memory/memory.max", O_WRONLY);
 	CHECK_OK(maxfd);
 	CHECK_EQ(write(maxfd, buf, strlen(buf)), (ssize_t)strlen(buf));
-	charge0 = read_ll(CG "/twt-memory/memory.current");
+	charge0 = twt_sysfs_read(CG "/twt-memory/memory.current");
 	slab0 = global_slab();
 	while (!err) {
 		int n = sparse ? 64 : 1, k;
@@ -259,7 +245,7 @@ static void limit_case(int sparse)
 	 */
 	CHECK_EQ(write(maxfd, "max", 3), 3);
 	close(maxfd);
-	charge = read_ll(CG "/twt-memory/memory.current") - charge0;
+	charge = twt_sysfs_read(CG "/twt-memory/memory.current") - charge0;
 	slab = global_slab() - slab0;
 	printf("# memory: %s pattern: %s after %ld adds, %ld live; charged %lld bytes, kernel slab grew %lld bytes (%.1f and %.1f per live timer)\n",
 	       sparse ? "sparse" : "dense", strerror(err), added, live, charge,

@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/bench/bench.mk - `make bench`: twheel beside timerfd+epoll and a
+# userspace heap on one timerfd, measured inside one boot of the stock
+# kernel under QEMU. Included by the top-level Makefile (paths are
+# relative to the repo root).
+#
+#   make bench                  full run (BENCH_REPS=5, BENCH_NMAX=1000000)
+#   make bench BENCH_QUICK=1    N up to 10^4, 2 reps (a few minutes)
+#   make bench-report           redo the report from build/bench/results.txt
+#
+# Writes build/bench/bench.md (printed), cost-vs-n.png, lateness.png.
+
+BENCH_REPS	?= 5
+BENCH_NMAX	?= 1000000
+BENCH_QUICK	?= 0
+BENCH_DIR	:= tests/bench
+BENCH_OUT	:= build/bench
+BENCH_BIN	:= $(BENCH_OUT)/twheel-bench
+BENCH_SRC	:= $(wildcard $(BENCH_DIR)/user/*.c)
+
+.PHONY: bench bench-bin bench-report
+
+bench-bin: $(BENCH_BIN)
+
+$(BENCH_BIN): $(BENCH_SRC) $(BENCH_DIR)/user/bench.h $(LIB_DEPS)
+	@mkdir -p $(BENCH_OUT)
+	$(CC) $(USER_CFLAGS) -Iuserspace/lib -static -o $@ $(BENCH_SRC) $(LIB_SRC)
+
+bench: $(BENCH_BIN)
+	@tests/deps.sh --check >/dev/null 2>&1 || tests/deps.sh
+	BENCH_REPS=$(BENCH_REPS) BENCH_NMAX=$(BENCH_NMAX) \
+		BENCH_QUICK=$(BENCH_QUICK) $(BENCH_DIR)/run.sh $(BENCH_BIN)
+
+bench-report:
+	python3 $(BENCH_DIR)/report.py $(BENCH_OUT)/results.txt $(BENCH_OUT)
+
+# In-kernel comparison: the wheel core beside timer_list and hrtimer, in
+# the stock VM (KBENCH_N, KBENCH_REPS, KBENCH_TICKS, VM_MEM pass through
+# the environment); writes build/bench/kbench.md.
+.PHONY: kbench kbench-module
+
+kbench-module:
+	tests/bench/kbench/build.sh stock > /dev/null
+
+kbench:
+	tests/bench/kbench/run.sh stock

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bench.h - shared pieces of twheel-bench, the in-guest benchmark of
+ * `make bench`: twheel beside timerfd+epoll and beside a userspace binary
+ * heap driving one timerfd.
+ *
+ * twheel-bench runs inside the stock-kernel VM and prints one line per
+ * measurement to its results file:
+ *
+ *	R cost   CG OP IMPL N REP NS_PER_OP OPS
+ *	R expiry CG IMPL K REP WALL_NS CPU_NS_PER_REC SYS_NS_PER_REC
+ *	R late   CG IMPL TICK_NS REP P50 P99 MAX EARLY COUNT
+ *	Q late   CG IMPL TICK_NS REP QUANTILE VALUE_NS
+ *	R mem    CG PATTERN LIVE REP CACHE_B INDEX_B MEMCG_B SLABINFO_B
+ *	M KEY VALUE...                      (facts about the run)
+ *
+ * CG is "root" (no memory cgroup) or "memcg" (inside a fresh cgroup v2
+ * memory group). tests/bench/report.py turns them into the report.
+ */
+#ifndef TWHEEL_BENCH_H
+#define TWHEEL_BENCH_H
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "libtwheel.h"
+
+#define NSEC	1000000000LL
+
+/* What the command line asked for; see usage() in main.c. */
+struct bench_opts {
+	const char *cg;		/* "root" or "memcg" */
+	int reps;
+	long nmax;		/* largest N of the cost phase */
+	long kmax;		/* largest K of the expiry phase */
+	long ops;		/* operations per kind per rep (cost phase) */
+	long late_n;		/* timers of the lateness phase */
+	long mem_live;		/* live timers of the memory phase */
+	const char *phases;	/* letters: c(ost) e(xpiry) l(ateness) m(emory) */
+	uint64_t seed;
+};
+
+extern struct bench_opts opt;
+extern FILE *results;
+
+/* Fatal error: message, errno, exit 1 (the VM run then fails). */
+void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+/* A line of the results file (also echoed to stdout). */
+void result(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Progress to stderr (the console), with the time since start. */
+void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static inline int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NSEC + ts.tv_nsec;
+}
+
+static inline int64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec * NSEC + ts.tv_nsec;
+}
+
+static inline struct timespec ns_ts(int64_t ns)
+{
+	struct timespec ts = { .tv_sec = ns / NSEC, .tv_nsec = ns % NSEC };
+
+	return ts;
+}
+
+/* splitmix64: one seeded stream per measurement, the same for every impl. */
+struct rng {
+	uint64_t s;
+};
+
+static inline uint64_t rng_next(struct rng *r)
+{
+	uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [0, n), n > 0 (the bias of the modulo is below 2^-40 here). */
+static inline uint64_t rng_below(struct rng *r, uint64_t n)
+{
+	return rng_next(r) % n;
+}
+
+static inline struct rng rng_make(uint64_t a, uint64_t b, uint64_t c)
+{
+	struct rng r = { .s = opt.seed ^ (a * 0x100000001b3ULL) };
+
+	r.s ^= b * 0xc2b2ae3d27d4eb4fULL + c * 0x165667b19e3779f9ULL;
+	rng_next(&r);
+	return r;
+}
+
+void *xcalloc(size_t n, size_t size);
+
+/* /proc/stat: CPU time of all CPUs not idle, in ns (USER_HZ resolution). */
+int64_t sys_busy_ns(void);
+
+/* cgroup v2 memory group of this run (memcg mode); NULL in root mode. */
+extern const char *cg_dir;
+long long cg_stat(const char *key);
+/* The first number in a sysfs or cgroup file, or -1. */
+long long bench_read_ll(const char *path);
+
+/*
+ * The heap baseline: a binary min-heap of (deadline, handle) with a
+ * position index, re-arming one timerfd to its minimum whenever that
+ * changes, as libuv-style event loops do.
+ */
+struct heap {
+	int64_t *key;		/* key[i]: deadline of the entry at heap slot i */
+	uint32_t *who;		/* who[i]: handle at heap slot i */
+	uint32_t *pos;		/* pos[h]: heap slot of handle h */
+	uint32_t *free_h;	/* stack of free handles */
+	uint32_t n, cap, nfree;
+	int tfd;
+	int64_t armed;		/* deadline the timerfd is armed at, or -1 */
+	uint64_t settimes;	/* timerfd_settime calls made */
+};
+
+void heap_init(struct heap *h, uint32_t cap);
+void heap_destroy(struct heap *h);
+uint32_t heap_add(struct heap *h, int64_t deadline);
+void heap_modify(struct heap *h, uint32_t handle, int64_t deadline);
+void heap_del(struct heap *h, uint32_t handle);
+/* The minimum's deadline (INT64_MAX if empty) and handle. */
+static inline int64_t heap_min(const struct heap *h, uint32_t *handle)
+{
+	if (!h->n)
+		return INT64_MAX;
+	if (handle)
+		*handle = h->who[0];
+	return h->key[0];
+}
+/*
+ * Expiry, as an event loop does it: after the timerfd fired (read it, then
+ * heap_fired()), heap_pop() every due entry, then heap_rearm() once.
+ */
+static inline void heap_fired(struct heap *h)
+{
+	h->armed = -1;		/* a fired one-shot timerfd is disarmed */
+}
+uint32_t heap_pop(struct heap *h);
+void heap_rearm(struct heap *h);
+int64_t heap_deadline(const struct heap *h, uint32_t handle);
+
+void phase_cost(void);
+void phase_expiry(void);
+void phase_lateness(void);
+void phase_memory(void);
+
+#endif /* TWHEEL_BENCH_H */

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * expiry.c - the expiry-delivery phase of twheel-bench: K timers due at
+ * the same instant D (K = 10^3, 10^4, 10^5), one task waiting; measured:
+ * the wall time from D until user space has read all K (CLOCK_MONOTONIC),
+ * the process's CPU time from the start of the wait to the last read
+ * (CLOCK_PROCESS_CPUTIME_ID; work done in the process's own syscalls, not
+ * interrupt work done while it slept) and the whole machine's busy CPU
+ * over the same span (/proc/stat, all CPUs, USER_HZ resolution, which
+ * does include interrupt work), both divided by K.
+ *
+ *	twheel:  epoll_wait on the twheel fd, then read(64 records) until
+ *		 EAGAIN, until K records are read
+ *	timerfd: K timerfds in one epoll set: epoll_wait(64), then a read of
+ *		 8 bytes per ready fd
+ *	heap:    epoll_wait on the heap's one timerfd, read it, pop every
+ *		 due entry, re-arm
+ *
+ * The timers are armed before D with absolute deadlines (D on a 1 ms
+ * boundary); the lead before D adapts to how long arming took (a first,
+ * unreported run per implementation calibrates it) and a run whose arming
+ * ended less than 10 ms before D is discarded and redone with twice the
+ * lead. The K timerfds are created and registered once per K, outside
+ * every measurement.
+ */
+#include <fcntl.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+enum { X_TWHEEL, X_TIMERFD, X_HEAP, NR_X };
+static const char *const x_name[NR_X] = { "twheel", "timerfd", "heap" };
+
+struct xctx {
+	long k;
+	int tw, tw_ep;
+	int *tfd, tfd_ep;
+	struct heap heap;
+	int heap_ep;
+	struct twheel_event ev[64];
+	struct epoll_event evs[64];
+};
+
+static int64_t arm(struct xctx *x, int impl, int64_t d)
+{
+	static struct twheel_op ops[256];
+	struct itimerspec its = { .it_value = ns_ts(d) };
+	long i, j;
+
+	switch (impl) {
+	case X_TWHEEL:
+		for (i = 0; i < x->k; i += 256) {
+			int b = x->k - i < 256 ? x->k - i : 256;
+
+			for (j = 0; j < b; j++)
+				ops[j] = (struct twheel_op){
+					.op = TWHEEL_OP_ADD,
+					.flags = TWHEEL_ABSTIME,
+					.cookie = i + j,
+					.expires_ns = d,
+					.clock = CLOCK_MONOTONIC,
+				};
+			if (twheel_submit(x->tw, ops, b) != b)
+				die("expiry: TWHEEL_IOC_SUBMIT");
+			for (j = 0; j < b; j++)
+				if (ops[j].error)
+					die("expiry: add error %d", ops[j].error);
+		}
+		break;
+	case X_TIMERFD:
+		for (i = 0; i < x->k; i++)
+			if (timerfd_settime(x->tfd[i], TFD_TIMER_ABSTIME, &its,
+					    NULL))
+				die("expiry: timerfd_settime");
+		break;
+	case X_HEAP:
+		for (i = 0; i < x->k; i++)
+			heap_add(&x->heap, d);
+		break;
+	}
+	return mono_ns();
+}
+
+static void deliver(struct xctx *x, int impl)
+{
+	long got = 0;
+	ssize_t r;
+	uint64_t v;
+	int n, i;
+
+	switch (impl) {
+	case X_TWHEEL:
+		while (got < x->k) {
+			if (epoll_wait(x->tw_ep, x->evs, 1, -1) < 0)
+				die("expiry: epoll_wait");
+			while ((r = read(x->tw, x->ev, sizeof(x->ev))) > 0) {
+				n = r / sizeof(x->ev[0]);
+				for (i = 0; i < n; i++)
+					if (x->ev[i].cookie >= (uint64_t)x->k ||
+					    x->ev[i].count != 1)
+						die("expiry: bad record");
+				got += n;
+			}
+			if (r < 0 && errno != EAGAIN)
+				die("expiry: read twheel");
+		}
+		break;
+	case X_TIMERFD:
+		while (got < x->k) {
+			n = epoll_wait(x->tfd_ep, x->evs, 64, -1);
+			if (n < 0)
+				die("expiry: epoll_wait");
+			for (i = 0; i < n; i++)
+				if (read(x->tfd[x->evs[i].data.u32], &v, 8) != 8)
+					die("expiry: read timerfd");
+			got += n;
+		}
+		break;
+	case X_HEAP:
+		while (got < x->k) {
+			int64_t now;
+
+			if (epoll_wait(x->heap_ep, x->evs, 1, -1) < 0)
+				die("expiry: epoll_wait");
+			if (read(x->heap.tfd, &v, 8) != 8)
+				die("expiry: read heap timerfd");
+			heap_fired(&x->heap);
+			now = mono_ns();
+			while (heap_min(&x->heap, NULL) <= now) {
+				heap_pop(&x->heap);
+				got++;
+			}
+			heap_rearm(&x->heap);
+		}
+		break;
+	}
+	if (got != x->k)
+		die("expiry: %ld records for %ld timers", got, x->k);
+}
+
+/* One measured run; returns 0 if arming ended too close to D. */
+static int one_run(struct xctx *x, int impl, int64_t lead, int rep,
+		   int64_t *arm_ns)
+{
+	int64_t t0 = mono_ns(), d, armed, c0, s0, t1, c1, s1;
+
+	d = (t0 + lead + 999999) / 1000000 * 1000000;
+	armed = arm(x, impl, d);
+	*arm_ns = armed - t0;
+	c0 = cpu_ns();
+	s0 = sys_busy_ns();
+	if (armed > d - 10000000) {
+		/* Too late to measure from D: wait it out, consume, retry. */
+		deliver(x, impl);
+		return 0;
+	}
+	deliver(x, impl);
+	t1 = mono_ns();
+	c1 = cpu_ns();
+	s1 = sys_busy_ns();
+	if (rep >= 0)
+		result("R expiry %s %s %ld %d %lld %.1f %.1f", opt.cg,
+		       x_name[impl], x->k, rep, (long long)(t1 - d),
+		       (double)(c1 - c0) / x->k, (double)(s1 - s0) / x->k);
+	return 1;
+}
+
+static int new_epoll(void)
+{
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+
+	if (ep < 0)
+		die("epoll_create1");
+	return ep;
+}
+
+static void watch(int ep, int fd, uint32_t data)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = data };
+
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev))
+		die("EPOLL_CTL_ADD");
+}
+
+void phase_expiry(void)
+{
+	long k;
+
+	for (k = 1000; k <= opt.kmax; k *= 10) {
+		struct xctx *x = xcalloc(1, sizeof(*x));
+		int64_t lead[NR_X], armt;
+		int rep, i, impl;
+		long j;
+
+		x->k = k;
+		x->tw = twheel_open(O_CLOEXEC | O_NONBLOCK);
+		if (x->tw < 0)
+			die("twheel_open");
+		x->tw_ep = new_epoll();
+		watch(x->tw_ep, x->tw, 0);
+		x->tfd = xcalloc(k, sizeof(*x->tfd));
+		x->tfd_ep = new_epoll();
+		for (j = 0; j < k; j++) {
+			x->tfd[j] = timerfd_create(CLOCK_MONOTONIC,
+						   TFD_NONBLOCK | TFD_CLOEXEC);
+			if (x->tfd[j] < 0)
+				die("timerfd_create");
+			watch(x->tfd_ep, x->tfd[j], j);
+		}
+		heap_init(&x->heap, k);
+		x->heap_ep = new_epoll();
+		watch(x->heap_ep, x->heap.tfd, 0);
+
+		/* Calibration: a generous lead, then twice the arming time. */
+		for (impl = 0; impl < NR_X; impl++) {
+			one_run(x, impl, 300000000 + k * 50000LL, -1, &armt);
+			lead[impl] = 2 * armt + 100000000;
+		}
+		for (rep = 0; rep < opt.reps; rep++) {
+			for (i = 0; i < NR_X; i++) {
+				impl = (i + rep) % NR_X;
+				while (!one_run(x, impl, lead[impl], rep, &armt)) {
+					note("expiry: K=%ld %s: armed too late, doubling the lead",
+					     k, x_name[impl]);
+					lead[impl] *= 2;
+				}
+			}
+			note("expiry: K=%ld rep %d done", k, rep);
+		}
+		close(x->tw_ep);
+		close(x->tw);
+		close(x->tfd_ep);
+		for (j = 0; j < k; j++)
+			close(x->tfd[j]);
+		close(x->heap_ep);
+		heap_destroy(&x->heap);
+		free(x->tfd);
+		free(x);
+	}
+}
