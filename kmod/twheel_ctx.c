@@ -776,6 +776,7 @@ static void twheel_op_modify_apply(struct twheel_ctx *ctx,
 				   struct twheel_timer *t, s64 now_ns)
 {
 	u32 clock = twheel_timer_clock(t);
+	struct twheel_base *base;
 	struct twheel_ptimer *pt;
 
 	twheel_timer_unlink(ctx, t);
@@ -797,8 +798,15 @@ static void twheel_op_modify_apply(struct twheel_ctx *ctx,
 	twheel_timer_place(ctx, t, twheel_ctx_deadline(ctx, clock, op->flags,
 						       op->expires_ns, now_ns),
 			   now_ns);
-	/* It may have left a wheel that is now empty. */
-	twheel_base_arm(twheel_ctx_base_of(ctx, clock));
+	/*
+	 * An earlier deadline re-armed the hrtimer above. A later one leaves
+	 * it armed early, at most one event that queues nothing (cheaper
+	 * than re-arming on every re-arm of an idle timeout); an fd left
+	 * with nothing pending stops it.
+	 */
+	base = twheel_ctx_base_of(ctx, clock);
+	if (twheel_wheel_empty(&base->wheel))
+		twheel_base_arm(base);
 }
 
 /* The outputs of @op zeroed, as before it is done or when it fails. */
