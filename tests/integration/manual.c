@@ -23,45 +23,6 @@ static int64_t manual_dtick(int64_t ns, int64_t tick)
 	return (ns + tick - 1) / tick * tick;
 }
 
-/* Read every queued record (fd O_NONBLOCK) into ev[], at most cap. */
-#define manual_drain(fd, ev, cap)					\
-	manual_drain_at(__FILE__, __LINE__, (fd), (ev), (cap))
-static size_t manual_drain_at(const char *file, int line, int fd,
-			      struct twheel_event *ev, size_t cap)
-{
-	size_t n = 0;
-
-	for (;;) {
-		ssize_t r;
-
-		if (n == cap) {
-			struct twheel_event extra;
-
-			r = read(fd, &extra, sizeof(extra));
-			if (r < 0 && errno == EAGAIN)
-				return n;
-			twt_fail(file, line, "more than %zu records (%zd, %s)",
-				 cap, r, r < 0 ? strerror(errno) : "");
-		}
-		r = read(fd, ev + n, (cap - n) * sizeof(*ev));
-		if (r < 0 && errno == EAGAIN)
-			return n;
-		if (r <= 0 || r % TWT_EV_SIZE)
-			twt_fail(file, line, "read: %zd (%s)", r,
-				 r < 0 ? strerror(errno) : "short");
-		n += r / TWT_EV_SIZE;
-	}
-}
-
-/* Nothing queued: poll says so, read says so, INFO says so. */
-#define CHECK_NONE_QUEUED(fd) do {					\
-	struct twheel_event _e;						\
-									\
-	CHECK_EQ(twt_poll((fd), 0), 0);					\
-	CHECK_ERR(read((fd), &_e, sizeof(_e)), EAGAIN);			\
-	CHECK_EQ(twt_queued(fd), 0);					\
-} while (0)
-
 static int manual_advance_flags(int fd, uint64_t delta, uint32_t flags,
 				uint32_t reserved, int64_t *now)
 {
@@ -138,7 +99,7 @@ static void saturates(void)
 	id = twt_add_abs(fd, 42, 4000000000000000000LL, CLOCK_MONOTONIC);
 	CHECK_EQ(twt_advance(fd, 5 * TWT_S), 5 * TWT_S);
 	CHECK_EQ(twt_advance(fd, INT64_MAX - 10 - 5 * TWT_S), INT64_MAX - 10);
-	CHECK_EQ(manual_drain(fd, ev, 2), 1);
+	CHECK_EQ(twt_drain(fd, ev, 2), 1);
 	CHECK_EQ(ev[0].id, id);
 	CHECK_EQ(ev[0].time_ns, INT64_MAX - 10);
 	CHECK_EQ(twt_advance(fd, 100), INT64_MAX);
@@ -173,7 +134,7 @@ static void nothing_moves_without_advance(void)
 	CHECK_EQ(twt_query(fd, id).remaining_ns, 1);
 	CHECK_EQ(twt_advance(fd, 1), TICK);
 	CHECK_EQ(twt_queued(fd), 1);
-	CHECK_EQ(manual_drain(fd, ev, 2), 1);
+	CHECK_EQ(twt_drain(fd, ev, 2), 1);
 	CHECK_EQ(ev[0].id, id);
 	CHECK_EQ(ev[0].cookie, 9);
 	CHECK_EQ(ev[0].time_ns, TICK);
@@ -230,7 +191,7 @@ static void advance_queues_in_order(void)
 	CHECK_EQ(twt_advance(fd, 11 * TWT_MS), 11 * TWT_MS);
 	CHECK_EQ(twt_queued(fd), due);
 	CHECK_EQ(twt_poll(fd, 0), RD);
-	n = manual_drain(fd, ev, N + 1);
+	n = twt_drain(fd, ev, N + 1);
 	CHECK_EQ(n, due);
 	for (i = 0; i < n; i++) {
 		CHECK_EQ(ev[i].id, e[i].id);
@@ -243,7 +204,7 @@ static void advance_queues_in_order(void)
 	CHECK_EQ(twt_advance(fd, TICK - 1), 12 * TWT_MS - 1);
 	CHECK_NONE_QUEUED(fd);
 	CHECK_EQ(twt_advance(fd, 1), 12 * TWT_MS);
-	n = manual_drain(fd, ev, N + 1);
+	n = twt_drain(fd, ev, N + 1);
 	CHECK_EQ(n, N - due);
 	for (i = 0; i < n; i++) {
 		CHECK_EQ(ev[i].id, e[due + i].id);
@@ -283,7 +244,7 @@ static void many_due_in_one_advance(void)
 	CHECK_EQ(twt_queued(fd), 0);
 	CHECK_EQ(twt_advance(fd, TWT_S), 4 * TWT_S);
 	CHECK_EQ(twt_queued(fd), N);
-	n = manual_drain(fd, ev, N + 1);
+	n = twt_drain(fd, ev, N + 1);
 	CHECK_EQ(n, N);
 	for (i = 0; i < n; i++) {
 		if (ev[i].id != e[i].id)
@@ -311,7 +272,7 @@ static void time_ns_is_advance_time(void)
 		size_t n, i;
 
 		now = twt_advance(fd, 300 * TWT_US);
-		n = manual_drain(fd, ev, 4);
+		n = twt_drain(fd, ev, 4);
 		for (i = 0; i < n; i++) {
 			int64_t want;
 
@@ -365,7 +326,7 @@ static void all_clocks_one_manual_clock(void)
 		size_t n;
 
 		now = twt_advance(fd, 50 * TWT_MS);
-		n = manual_drain(fd, ev, 2);
+		n = twt_drain(fd, ev, 2);
 		if (now == base + 50 * TWT_MS) {
 			CHECK_EQ(n, 0);
 			continue;
@@ -401,7 +362,7 @@ static void all_clocks_one_advance(void)
 	}
 	CHECK_EQ(twt_advance(fd, 20 * TWT_MS), 20 * TWT_MS);
 	CHECK_EQ(twt_queued(fd), N);
-	n = manual_drain(fd, ev, N + 1);
+	n = twt_drain(fd, ev, N + 1);
 	CHECK_EQ(n, N);
 	for (k = 0; k < TWT_NCLOCKS; k++) {
 		last_tick[k] = -1;
@@ -438,7 +399,7 @@ static void add_past_due_at_once(void)
 	b = twt_add(fd, 2, 0, 0, CLOCK_TAI);
 	c = twt_add(fd, 3, -TWT_S, TWHEEL_ABSTIME, CLOCK_BOOTTIME);
 	CHECK_EQ(twt_queued(fd), 3);
-	CHECK_EQ(manual_drain(fd, ev, 4), 3);
+	CHECK_EQ(twt_drain(fd, ev, 4), 3);
 	CHECK_EQ(ev[0].id, a);
 	CHECK_EQ(ev[1].id, b);
 	CHECK_EQ(ev[2].id, c);
@@ -464,7 +425,7 @@ static void add_inside_current_tick(void)
 	/* Alone in its tick: queued at once. */
 	a = twt_add(fd, 1, 10200 * TWT_US, TWHEEL_ABSTIME, CLOCK_MONOTONIC);
 	CHECK_EQ(twt_queued(fd), 1);
-	CHECK_EQ(manual_drain(fd, ev, 4), 1);
+	CHECK_EQ(twt_drain(fd, ev, 4), 1);
 	CHECK_EQ(ev[0].id, a);
 	CHECK_EQ(ev[0].time_ns, 10500 * TWT_US);
 	/* A pending timer of the 11 ms tick, then one already passed. */
@@ -475,12 +436,12 @@ static void add_inside_current_tick(void)
 	/* A deadline tick already reached (10 ms): queued at once anyway. */
 	d = twt_add(fd, 4, 10 * TWT_MS, TWHEEL_ABSTIME, CLOCK_MONOTONIC);
 	CHECK_EQ(twt_queued(fd), 1);
-	CHECK_EQ(manual_drain(fd, ev, 4), 1);
+	CHECK_EQ(twt_drain(fd, ev, 4), 1);
 	CHECK_EQ(ev[0].id, d);
 	CHECK_EQ(twt_advance(fd, 499 * TWT_US), 10999 * TWT_US);
 	CHECK_NONE_QUEUED(fd);
 	CHECK_EQ(twt_advance(fd, TWT_US), 11 * TWT_MS);
-	CHECK_EQ(manual_drain(fd, ev, 4), 2);
+	CHECK_EQ(twt_drain(fd, ev, 4), 2);
 	CHECK_EQ(ev[0].id, b);
 	CHECK_EQ(ev[1].id, c);
 	CHECK_EQ(ev[1].time_ns, 11 * TWT_MS);
@@ -501,7 +462,7 @@ static void poll_after_advance(void)
 	CHECK_EQ(twt_poll(fd, 0), 0);
 	twt_advance(fd, TWT_MS);
 	CHECK_EQ(twt_poll(fd, 0), RD);
-	CHECK_EQ(manual_drain(fd, ev, 2), 1);
+	CHECK_EQ(twt_drain(fd, ev, 2), 1);
 	CHECK_EQ(twt_poll(fd, 0), 0);
 	close(fd);
 }
@@ -567,7 +528,7 @@ static void epoll_wakes_waiter(void)
 	CHECK_OK(pthread_join(t, NULL));
 	CHECK_EQ(w.nev, 1);
 	CHECK(w.events & EPOLLIN);
-	CHECK_EQ(manual_drain(fd, ev, 2), 1);
+	CHECK_EQ(twt_drain(fd, ev, 2), 1);
 	CHECK_EQ(ev[0].id, id);
 	close(w.ep);
 	close(fd);
@@ -658,7 +619,7 @@ static void order_expiry_30min(void)
 				want[nw++] = (int)i;
 		qsort(want, nw, sizeof(want[0]), manual_cmp_order);
 		CHECK_EQ(twt_queued(fd), nw);
-		n = manual_drain(fd, ev, ORDERS + 1);
+		n = twt_drain(fd, ev, ORDERS + 1);
 		CHECK_EQ(n, nw);
 		for (i = 0; i < n; i++) {
 			struct manual_order *o = &orders[want[i]];

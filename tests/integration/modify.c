@@ -16,41 +16,6 @@
 #define RD		(POLLIN | POLLRDNORM)
 #define TICK		((int64_t)TWHEEL_DEFAULT_TICK_NS)
 
-/* Read every queued record (fd O_NONBLOCK) into ev[], at most cap. */
-#define modify_drain(fd, ev, cap)					\
-	modify_drain_at(__FILE__, __LINE__, (fd), (ev), (cap))
-static size_t modify_drain_at(const char *file, int line, int fd,
-			      struct twheel_event *ev, size_t cap)
-{
-	size_t n = 0;
-
-	for (;;) {
-		struct twheel_event extra;
-		ssize_t r;
-
-		if (n == cap)
-			r = read(fd, &extra, sizeof(extra));
-		else
-			r = read(fd, ev + n, (cap - n) * sizeof(*ev));
-		if (r < 0 && errno == EAGAIN)
-			return n;
-		if (n == cap)
-			twt_fail(file, line, "more than %zu records", cap);
-		if (r <= 0 || r % TWT_EV_SIZE)
-			twt_fail(file, line, "read: %zd (%s)", r,
-				 r < 0 ? strerror(errno) : "short");
-		n += r / TWT_EV_SIZE;
-	}
-}
-
-#define CHECK_NONE_QUEUED(fd) do {					\
-	struct twheel_event _e;						\
-									\
-	CHECK_EQ(twt_poll((fd), 0), 0);					\
-	CHECK_ERR(read((fd), &_e, sizeof(_e)), EAGAIN);			\
-	CHECK_EQ(twt_queued(fd), 0);					\
-} while (0)
-
 /* The whole status, field by field. */
 #define CHECK_STATUS_EQ(a, b) do {					\
 	struct twheel_status _x = (a), _y = (b);			\
@@ -108,7 +73,7 @@ static void modify_relative(void)
 	CHECK_EQ(twt_advance(fd, 5 * TWT_S - 1), 8 * TWT_S - 1);
 	CHECK_NONE_QUEUED(fd);
 	CHECK_EQ(twt_advance(fd, 1), 8 * TWT_S);
-	CHECK_EQ(modify_drain(fd, ev, 2), 1);
+	CHECK_EQ(twt_drain(fd, ev, 2), 1);
 	CHECK_EQ(ev[0].id, id);
 	CHECK_EQ(ev[0].cookie, 7);
 	CHECK_EQ(ev[0].time_ns, 8 * TWT_S);
@@ -147,7 +112,7 @@ static void modify_absolute(void)
 	CHECK_EQ(twt_modify(fd, id, -5, 0, TWHEEL_ABSTIME),
 		 TWHEEL_STATE_QUEUED);
 	CHECK_EQ(twt_queued(fd), 1);
-	CHECK_EQ(modify_drain(fd, ev, 2), 1);
+	CHECK_EQ(twt_drain(fd, ev, 2), 1);
 	CHECK_EQ(ev[0].id, id);
 	CHECK_EQ(ev[0].cookie, 3);
 	CHECK_EQ(ev[0].time_ns, TWT_S);
@@ -169,7 +134,7 @@ static void modify_to_now_queues_behind(void)
 	CHECK_EQ(twt_queued(fd), 2);
 	CHECK_EQ(twt_modify(fd, b, 0, 0, 0), TWHEEL_STATE_PENDING);
 	CHECK_EQ(twt_queued(fd), 3);
-	CHECK_EQ(modify_drain(fd, ev, 4), 3);
+	CHECK_EQ(twt_drain(fd, ev, 4), 3);
 	CHECK_EQ(ev[0].id, a);
 	CHECK_EQ(ev[1].id, c);
 	CHECK_EQ(ev[2].id, b);
@@ -204,7 +169,7 @@ static void modify_cookie(void)
 			     TWHEEL_SET_COOKIE | TWHEEL_ABSTIME),
 		 TWHEEL_STATE_PENDING);
 	twt_advance(fd, 2 * TWT_MS);
-	CHECK_EQ(modify_drain(fd, ev, 4), 3);
+	CHECK_EQ(twt_drain(fd, ev, 4), 3);
 	CHECK_EQ(ev[0].id, a);
 	CHECK_EQ(ev[0].cookie, 100);
 	CHECK_EQ(ev[1].id, b);
@@ -239,7 +204,7 @@ static void modify_queued_retracts(void)
 	twt_advance(fd, 5 * TWT_MS - 1);
 	CHECK_NONE_QUEUED(fd);
 	twt_advance(fd, 1);
-	CHECK_EQ(modify_drain(fd, ev, 4), 1);
+	CHECK_EQ(twt_drain(fd, ev, 4), 1);
 	CHECK_EQ(ev[0].id, id);
 	CHECK_EQ(ev[0].time_ns, 6 * TWT_MS);
 	twt_advance(fd, TWT_S);
@@ -262,7 +227,7 @@ static void modify_queued_middle(void)
 	CHECK_EQ(twt_modify(fd, id[1], TWT_S, 0, 0), TWHEEL_STATE_QUEUED);
 	CHECK_EQ(twt_modify(fd, id[3], TWT_S, 0, 0), TWHEEL_STATE_QUEUED);
 	CHECK_EQ(twt_queued(fd), 3);
-	CHECK_EQ(modify_drain(fd, ev, 8), 3);
+	CHECK_EQ(twt_drain(fd, ev, 8), 3);
 	CHECK_EQ(ev[0].id, id[0]);
 	CHECK_EQ(ev[1].id, id[2]);
 	CHECK_EQ(ev[2].id, id[4]);
@@ -293,7 +258,7 @@ static void modify_enoent(void)
 	CHECK_ERR(twt_modify_raw(fd, gone, 0, TWT_MS, 0, 0, &res), ENOENT);
 	/* A one-shot timer whose record was read. */
 	done = twt_add(fd, 3, 0, 0, CLOCK_MONOTONIC);
-	CHECK_EQ(modify_drain(fd, ev, 2), 1);
+	CHECK_EQ(twt_drain(fd, ev, 2), 1);
 	CHECK_EQ(ev[0].id, done);
 	CHECK_ERR(twt_modify_raw(fd, done, 0, TWT_MS, 0, 0, &res), ENOENT);
 	CHECK_ERR(twt_modify_raw(fd, done, 5, TWT_MS, 0, TWHEEL_SET_COOKIE,
@@ -391,7 +356,7 @@ static void oneshot_to_periodic(void)
 	CHECK_EQ(st.deadline_ns, 10 * TWT_MS);
 	/* Deadlines 10, 30, 50 ms. */
 	twt_advance(fd, 50 * TWT_MS);
-	CHECK_EQ(modify_drain(fd, ev, 2), 1);
+	CHECK_EQ(twt_drain(fd, ev, 2), 1);
 	CHECK_EQ(ev[0].id, id);
 	CHECK_EQ(ev[0].count, 3);
 	CHECK_EQ(ev[0].time_ns, 50 * TWT_MS);
@@ -406,7 +371,7 @@ static void oneshot_to_periodic(void)
 		 TWHEEL_STATE_QUEUED);
 	CHECK_EQ(twt_queued(fd), 0);
 	twt_advance(fd, 10 * TWT_MS);	/* 60: the new one's 55 and 60 */
-	CHECK_EQ(modify_drain(fd, ev, 2), 1);
+	CHECK_EQ(twt_drain(fd, ev, 2), 1);
 	CHECK_EQ(ev[0].id, id);
 	CHECK_EQ(ev[0].count, 2);
 	close(fd);
@@ -427,7 +392,7 @@ static void periodic_to_oneshot(void)
 	CHECK_NONE_QUEUED(fd);
 	CHECK_EQ(twt_query(fd, a).period_ns, 0);
 	twt_advance(fd, 5 * TWT_MS);
-	CHECK_EQ(modify_drain(fd, ev, 2), 1);
+	CHECK_EQ(twt_drain(fd, ev, 2), 1);
 	CHECK_EQ(ev[0].id, a);
 	CHECK_EQ(ev[0].count, 1);
 	CHECK_EQ(ev[0].time_ns, 35 * TWT_MS);
@@ -447,7 +412,7 @@ static void periodic_to_oneshot(void)
 	CHECK_EQ(twt_query(fd, b).deadline_ns, 1036 * TWT_MS);
 	CHECK_EQ(twt_query(fd, b).remaining_ns, TWT_MS);
 	twt_advance(fd, 100 * TWT_MS);
-	CHECK_EQ(modify_drain(fd, ev, 2), 1);
+	CHECK_EQ(twt_drain(fd, ev, 2), 1);
 	CHECK_EQ(ev[0].count, 1);
 	CHECK_EQ(twt_timers(fd), 0);
 	close(fd);
@@ -472,7 +437,7 @@ static void modify_order_same_tick(void)
 	CHECK_EQ(twt_modify(fd, e, 4 * TWT_MS, 0, TWHEEL_ABSTIME),
 		 TWHEEL_STATE_PENDING);
 	twt_advance(fd, 5 * TWT_MS);
-	CHECK_EQ(modify_drain(fd, ev, 8), 5);
+	CHECK_EQ(twt_drain(fd, ev, 8), 5);
 	CHECK_EQ(ev[0].id, e);
 	CHECK_EQ(ev[1].id, a);
 	CHECK_EQ(ev[2].id, b);
@@ -497,7 +462,7 @@ static void modify_same_deadline_moves_back(void)
 	CHECK_EQ(twt_modify(fd, id[2], 3 * TWT_MS, 0, TWHEEL_ABSTIME),
 		 TWHEEL_STATE_PENDING);
 	twt_advance(fd, 3 * TWT_MS);
-	CHECK_EQ(modify_drain(fd, ev, 8), 4);
+	CHECK_EQ(twt_drain(fd, ev, 8), 4);
 	CHECK_EQ(ev[0].id, id[1]);
 	CHECK_EQ(ev[1].id, id[3]);
 	CHECK_EQ(ev[2].id, id[0]);
@@ -522,7 +487,7 @@ static void modify_inside_current_tick(void)
 		 TWHEEL_STATE_PENDING);
 	CHECK_NONE_QUEUED(fd);
 	twt_advance(fd, 500 * TWT_US);
-	CHECK_EQ(modify_drain(fd, ev, 4), 2);
+	CHECK_EQ(twt_drain(fd, ev, 4), 2);
 	CHECK_EQ(ev[0].id, a);
 	CHECK_EQ(ev[1].id, b);
 	close(fd);

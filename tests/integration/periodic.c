@@ -14,41 +14,6 @@
 
 #define TICK		((int64_t)TWHEEL_DEFAULT_TICK_NS)
 
-/* Read every queued record (fd O_NONBLOCK) into ev[], at most cap. */
-#define periodic_drain(fd, ev, cap)					\
-	periodic_drain_at(__FILE__, __LINE__, (fd), (ev), (cap))
-static size_t periodic_drain_at(const char *file, int line, int fd,
-				struct twheel_event *ev, size_t cap)
-{
-	size_t n = 0;
-
-	for (;;) {
-		struct twheel_event extra;
-		ssize_t r;
-
-		if (n == cap)
-			r = read(fd, &extra, sizeof(extra));
-		else
-			r = read(fd, ev + n, (cap - n) * sizeof(*ev));
-		if (r < 0 && errno == EAGAIN)
-			return n;
-		if (n == cap)
-			twt_fail(file, line, "more than %zu records", cap);
-		if (r <= 0 || r % TWT_EV_SIZE)
-			twt_fail(file, line, "read: %zd (%s)", r,
-				 r < 0 ? strerror(errno) : "short");
-		n += r / TWT_EV_SIZE;
-	}
-}
-
-#define CHECK_NONE_QUEUED(fd) do {					\
-	struct twheel_event _e;						\
-									\
-	CHECK_EQ(twt_poll((fd), 0), 0);					\
-	CHECK_ERR(read((fd), &_e, sizeof(_e)), EAGAIN);			\
-	CHECK_EQ(twt_queued(fd), 0);					\
-} while (0)
-
 static int periodic_open(uint64_t tick)
 {
 	return twt_open_manual(O_NONBLOCK, tick);
@@ -76,7 +41,7 @@ static void count_three_manual(void)
 	CHECK_EQ(st.count, 3);
 	CHECK_EQ(st.deadline_ns, 200 * TWT_MS);	/* next, not yet counted */
 	CHECK_EQ(st.remaining_ns, 40 * TWT_MS);
-	CHECK_EQ(periodic_drain(fd, ev, 4), 1);
+	CHECK_EQ(twt_drain(fd, ev, 4), 1);
 	CHECK_EQ(ev[0].id, id);
 	CHECK_EQ(ev[0].cookie, 0xCAFE);
 	CHECK_EQ(ev[0].count, 3);
@@ -93,7 +58,7 @@ static void count_three_manual(void)
 	twt_advance(fd, 40 * TWT_MS - 1);
 	CHECK_NONE_QUEUED(fd);
 	twt_advance(fd, 1);
-	CHECK_EQ(periodic_drain(fd, ev, 4), 1);
+	CHECK_EQ(twt_drain(fd, ev, 4), 1);
 	CHECK_EQ(ev[0].count, 1);
 	CHECK_EQ(ev[0].time_ns, 200 * TWT_MS);
 	close(fd);
@@ -132,7 +97,7 @@ static void one_record_at_a_time(void)
 		CHECK_EQ(st.count, want_b);
 	}
 	/* Queued at 30 (b), 50 (a), 60 (c, its 55 ms tick at the 60 ms step). */
-	CHECK_EQ(periodic_drain(fd, ev, 8), 3);
+	CHECK_EQ(twt_drain(fd, ev, 8), 3);
 	CHECK_EQ(ev[0].id, b);
 	CHECK_EQ(ev[0].time_ns, 30 * TWT_MS);
 	CHECK_EQ(ev[0].count, 7);		/* 30, 50, ..., 150 */
@@ -157,11 +122,11 @@ static void next_deadline_on_grid(void)
 	id = twt_addp(fd, 1, 7 * TWT_MS, 10 * TWT_MS, TWHEEL_ABSTIME,
 		      CLOCK_REALTIME);
 	twt_advance(fd, 33 * TWT_MS);
-	CHECK_EQ(periodic_drain(fd, ev, 2), 1);
+	CHECK_EQ(twt_drain(fd, ev, 2), 1);
 	CHECK_EQ(ev[0].count, 3);		/* 7, 17, 27 */
 	CHECK_EQ(twt_query(fd, id).deadline_ns, 37 * TWT_MS);
 	twt_advance(fd, 4 * TWT_MS);		/* exactly 37 */
-	CHECK_EQ(periodic_drain(fd, ev, 2), 1);
+	CHECK_EQ(twt_drain(fd, ev, 2), 1);
 	CHECK_EQ(ev[0].count, 1);
 	CHECK_EQ(ev[0].time_ns, 37 * TWT_MS);
 	/* Read at 37: 37 is not after the present, 47 is. */
@@ -170,7 +135,7 @@ static void next_deadline_on_grid(void)
 	twt_advance(fd, 63 * TWT_MS);		/* 100: 47 .. 97 */
 	CHECK_EQ(twt_query(fd, id).count, 6);
 	twt_advance(fd, 7 * TWT_MS);		/* 107: and 107 */
-	CHECK_EQ(periodic_drain(fd, ev, 2), 1);
+	CHECK_EQ(twt_drain(fd, ev, 2), 1);
 	CHECK_EQ(ev[0].count, 7);
 	CHECK_EQ(ev[0].time_ns, 100 * TWT_MS);	/* queued at the 100 step */
 	CHECK_EQ(twt_query(fd, id).deadline_ns, 117 * TWT_MS);
@@ -194,7 +159,7 @@ static void grid_off_tick(void)
 	for (i = 0; i < 50; i++) {
 		int64_t now;
 
-		CHECK_EQ(periodic_drain(fd, ev, 2), 1);
+		CHECK_EQ(twt_drain(fd, ev, 2), 1);
 		CHECK_EQ(ev[0].id, id);
 		CHECK_EQ(ev[0].count, 1);
 		CHECK_EQ(ev[0].time_ns, (8 + 10 * i) * TWT_MS);
@@ -222,7 +187,7 @@ static void status_deadline_off_tick(void)
 	CHECK_EQ(twt_query(fd, id).deadline_ns, 7500 * TWT_US);
 	CHECK_EQ(twt_query(fd, id).remaining_ns, 7500 * TWT_US);
 	twt_advance(fd, 8 * TWT_MS);
-	CHECK_EQ(periodic_drain(fd, ev, 2), 1);
+	CHECK_EQ(twt_drain(fd, ev, 2), 1);
 	CHECK_EQ(twt_query(fd, id).deadline_ns, 17500 * TWT_US);
 	CHECK_EQ(twt_query(fd, id).remaining_ns, 9500 * TWT_US);
 	/* Re-created from that status: the same grid, the same expiries. */
@@ -234,7 +199,7 @@ static void status_deadline_off_tick(void)
 
 		for (i = 0; i < 5; i++) {
 			twt_advance(fd, 10 * TWT_MS);
-			CHECK_EQ(periodic_drain(fd, ev, 2), 2);
+			CHECK_EQ(twt_drain(fd, ev, 2), 2);
 			CHECK_EQ(ev[0].id, id);
 			CHECK_EQ(ev[1].id, id2);
 			CHECK_EQ(ev[0].count, ev[1].count);
@@ -261,14 +226,14 @@ static void start_in_the_past(void)
 	CHECK_EQ(st.state, TWHEEL_STATE_QUEUED);
 	CHECK_EQ(st.count, 7);
 	CHECK_EQ(st.deadline_ns, 6 * TWT_S);
-	CHECK_EQ(periodic_drain(fd, ev, 2), 1);
+	CHECK_EQ(twt_drain(fd, ev, 2), 1);
 	CHECK_EQ(ev[0].count, 7);
 	CHECK_EQ(ev[0].time_ns, 5 * TWT_S);
 	st = twt_query(fd, id);
 	CHECK_EQ(st.state, TWHEEL_STATE_PENDING);
 	CHECK_EQ(st.deadline_ns, 6 * TWT_S);
 	twt_advance(fd, TWT_S);
-	CHECK_EQ(periodic_drain(fd, ev, 2), 1);
+	CHECK_EQ(twt_drain(fd, ev, 2), 1);
 	CHECK_EQ(ev[0].count, 1);
 	close(fd);
 }
@@ -301,7 +266,7 @@ static void period_below_tick(void)
 	a = twt_addp(fd2, 1, TWT_US, 500, 0, CLOCK_MONOTONIC);
 	CHECK_EQ(twt_query(fd2, a).period_ns, 1000);
 	twt_advance(fd2, TWT_MS);
-	CHECK_EQ(periodic_drain(fd2, ev, 2), 1);
+	CHECK_EQ(twt_drain(fd2, ev, 2), 1);
 	CHECK_EQ(ev[0].count, 1000);
 	close(fd2);
 	close(fd);
@@ -326,7 +291,7 @@ static void cancel_periodic(void)
 	CHECK_EQ(twt_cancel(fd, b), TWHEEL_STATE_QUEUED);
 	CHECK_EQ(twt_queued(fd), 1);
 	/* Read, then pending again: PENDING. */
-	CHECK_EQ(periodic_drain(fd, ev, 2), 1);
+	CHECK_EQ(twt_drain(fd, ev, 2), 1);
 	CHECK_EQ(ev[0].id, c);
 	CHECK_EQ(ev[0].count, 3);
 	CHECK_EQ(twt_query(fd, c).state, TWHEEL_STATE_PENDING);
@@ -366,14 +331,14 @@ static void modify_periodic(void)
 	CHECK_EQ(st.deadline_ns, 210 * TWT_MS);
 	CHECK_EQ(st.count, 0);
 	twt_advance(fd, 50 * TWT_MS);
-	CHECK_EQ(periodic_drain(fd, ev, 2), 1);
+	CHECK_EQ(twt_drain(fd, ev, 2), 1);
 	CHECK_EQ(ev[0].count, 1);
 	CHECK_EQ(ev[0].time_ns, 210 * TWT_MS);
 	/* After a read it is pending: PENDING. */
 	CHECK_EQ(twt_modify(fd, a, 0, 10 * TWT_MS, 0), TWHEEL_STATE_PENDING);
 	/* Due now: queued before the modify returned, count 1. */
 	CHECK_EQ(twt_queued(fd), 1);
-	CHECK_EQ(periodic_drain(fd, ev, 2), 1);
+	CHECK_EQ(twt_drain(fd, ev, 2), 1);
 	CHECK_EQ(ev[0].count, 1);
 	CHECK_EQ(ev[0].time_ns, 210 * TWT_MS);
 	CHECK_EQ(twt_query(fd, a).deadline_ns, 220 * TWT_MS);

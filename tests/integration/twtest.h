@@ -556,6 +556,45 @@ static inline void twt_read_n_at(const char *file, int line, int fd,
 }
 
 /*
+ * Read every queued record (fd O_NONBLOCK) into ev[], at most cap; more
+ * than cap queued fails the case.
+ */
+#define twt_drain(fd, ev, cap)						\
+	twt_drain_at(__FILE__, __LINE__, (fd), (ev), (cap))
+static inline size_t twt_drain_at(const char *file, int line, int fd,
+				  struct twheel_event *ev, size_t cap)
+{
+	size_t n = 0;
+
+	for (;;) {
+		struct twheel_event extra;
+		ssize_t r;
+
+		if (n == cap)
+			r = read(fd, &extra, sizeof(extra));
+		else
+			r = read(fd, ev + n, (cap - n) * sizeof(*ev));
+		if (r < 0 && errno == EAGAIN)
+			return n;
+		if (n == cap)
+			twt_fail(file, line, "more than %zu records", cap);
+		if (r <= 0 || r % TWT_EV_SIZE)
+			twt_fail(file, line, "read: %zd (%s)", r,
+				 r < 0 ? strerror(errno) : "short");
+		n += r / TWT_EV_SIZE;
+	}
+}
+
+/* Nothing queued: poll says so, read says so, INFO says so. */
+#define CHECK_NONE_QUEUED(fd) do {					\
+	struct twheel_event _e;						\
+									\
+	CHECK_EQ(twt_poll((fd), 0), 0);					\
+	CHECK_ERR(read((fd), &_e, sizeof(_e)), EAGAIN);			\
+	CHECK_EQ(twt_queued(fd), 0);					\
+} while (0)
+
+/*
  * twt_fdinfo(fd, key, &val): the value of "key:\tvalue" in
  * /proc/self/fdinfo/<fd>. Returns 0, or -1 when there is no such line.
  */
