@@ -501,10 +501,16 @@ static struct twheel_timer *twheel_ctx_find(struct twheel_ctx *ctx, u64 id)
 }
 
 /* Caller holds the lock. Forget @t, whose lists no longer hold it. */
-static void twheel_timer_free(struct twheel_ctx *ctx, struct twheel_timer *t)
+static void twheel_timer_forget(struct twheel_ctx *ctx, struct twheel_timer *t)
 {
 	twheel_ids_remove(&ctx->ids, twheel_timer_id(t));
 	ctx->nr_timers--;
+}
+
+/* Caller holds the lock. Forget @t and free it. */
+static void twheel_timer_free(struct twheel_ctx *ctx, struct twheel_timer *t)
+{
+	twheel_timer_forget(ctx, t);
 	twheel_timer_release(t);
 }
 
@@ -1140,12 +1146,12 @@ static void twheel_ctx_consume(struct twheel_ctx *ctx, struct twheel_timer *t,
 
 	twheel_timer_unlink(ctx, t);
 	if (!pt || !pt->period_ns) {
-		twheel_ids_remove(&ctx->ids, twheel_timer_id(t));
-		ctx->nr_timers--;
-		if (pt)
-			kmem_cache_free(twheel_ptimer_cache, pt);
-		else
-			bulk[(*nbulk)++] = t;
+		if (pt) {
+			twheel_timer_free(ctx, t);
+			return;
+		}
+		twheel_timer_forget(ctx, t);
+		bulk[(*nbulk)++] = t;
 		return;
 	}
 	/* After the present: into the wheel, whose clock is not past it. */
