@@ -56,19 +56,25 @@ void twheel_ids_destroy(struct twheel_ids *ids)
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_ids_destroy);
 
-/* One more page of slots, charged to the caller. */
+/*
+ * One more page of slots, charged to the caller. Both allocations come
+ * before the table changes: a failure leaves it as it was.
+ */
 static int twheel_ids_grow(struct twheel_ids *ids)
 {
+	u64 **pages = NULL;
 	u64 *page;
+	u32 max;
 
+	page = kmalloc(PAGE_SIZE, GFP_KERNEL_ACCOUNT | __GFP_NORETRY);
+	if (!page)
+		return -ENOMEM;
 	if (ids->nr_pages == ids->max_pages) {
-		u32 max = ids->max_pages ? 2 * ids->max_pages : 8;
-		u64 **pages;
-
+		max = ids->max_pages ? 2 * ids->max_pages : 8;
 		pages = kvmalloc_array(max, sizeof(*pages),
 				       GFP_KERNEL_ACCOUNT | __GFP_NORETRY);
 		if (!pages)
-			return -ENOMEM;
+			goto err_page;
 		if (ids->nr_pages)
 			memcpy(pages, ids->pages,
 			       ids->nr_pages * sizeof(*pages));
@@ -76,11 +82,12 @@ static int twheel_ids_grow(struct twheel_ids *ids)
 		ids->pages = pages;
 		ids->max_pages = max;
 	}
-	page = kmalloc(PAGE_SIZE, GFP_KERNEL_ACCOUNT | __GFP_NORETRY);
-	if (!page)
-		return -ENOMEM;
 	ids->pages[ids->nr_pages++] = page;
 	return 0;
+
+err_page:
+	kfree(page);
+	return -ENOMEM;
 }
 
 /**
