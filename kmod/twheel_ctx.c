@@ -36,6 +36,7 @@
 #include <linux/lockdep.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
+#include <linux/percpu.h>
 #include <linux/poll.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -47,6 +48,9 @@
 #include "twheel_compat.h"
 #include "twheel_ctx.h"
 #include "twheel_time.h"
+
+#define CREATE_TRACE_POINTS
+#include "twheel_trace.h"
 
 /**
  * struct twheel_timer - one timer
@@ -123,6 +127,37 @@ static inline bool twheel_timer_periodic(struct twheel_timer *t)
 
 static struct kmem_cache *twheel_timer_cache;
 static struct kmem_cache *twheel_ptimer_cache;
+
+/* Module-wide counters, summed over CPUs by twheel_stats_read(). */
+static DEFINE_PER_CPU(struct twheel_stats, twheel_stats);
+#define twheel_stat_add(field, n)	this_cpu_add(twheel_stats.field, (n))
+
+/* The trace id of the next context. */
+static atomic64_t twheel_trace_ids = ATOMIC64_INIT(0);
+
+/**
+ * twheel_stats_read() - the module-wide counters
+ * @sum: set to their sums over every CPU
+ *
+ * Each counter only grows; read while they change, the sums are each a
+ * value the counter had or went through, not one instant's snapshot.
+ */
+void twheel_stats_read(struct twheel_stats *sum)
+{
+	int cpu;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		const struct twheel_stats *s = per_cpu_ptr(&twheel_stats, cpu);
+
+		sum->opened += READ_ONCE(s->opened);
+		sum->closed += READ_ONCE(s->closed);
+		sum->created += READ_ONCE(s->created);
+		sum->freed += READ_ONCE(s->freed);
+		sum->expired += READ_ONCE(s->expired);
+		sum->read += READ_ONCE(s->read);
+	}
+}
 
 static void twheel_timer_release(struct twheel_timer *t)
 {
@@ -236,6 +271,27 @@ static void twheel_base_arm(struct twheel_base *base)
 }
 
 /*
+ * When pending @t falls due, as the trace events show it: a periodic
+ * timer's exact deadline, or the start of the tick a one-shot's deadline
+ * rounded up to (all it keeps).
+ */
+static s64 twheel_timer_due_ns(struct twheel_ctx *ctx, struct twheel_timer *t)
+{
+	struct twheel_ptimer *pt = twheel_ptimer(t);
+
+	return pt ? pt->deadline_ns :
+	       twheel_tick_ns(t->entry.expires, ctx->tick_ns);
+}
+
+static void twheel_trace_expire(struct twheel_ctx *ctx, struct twheel_timer *t,
+				s64 deadline_ns, s64 now_ns)
+{
+	trace_timer_expire(ctx->trace_id, twheel_timer_id(t), t->cookie,
+			   twheel_clockids[twheel_timer_clock(t)], deadline_ns,
+			   now_ns);
+}
+
+/*
  * Caller holds the lock. Append @n records to the queue; with @wake, wake
  * the waiters at unlock (not needed when an hrtimer callback woke them for
  * these records: see twheel_ctx_fired()).
@@ -245,6 +301,7 @@ static void twheel_ctx_queue(struct twheel_ctx *ctx, struct list_head *recs,
 {
 	list_splice_tail(recs, &ctx->ready);
 	WRITE_ONCE(ctx->nr_queued, ctx->nr_queued + n);
+	twheel_stat_add(expired, n);
 	if (wake)
 		ctx->need_wake = true;
 }
@@ -266,6 +323,7 @@ static bool twheel_base_update(struct twheel_base *base, s64 now_ns,
 {
 	struct twheel_ctx *ctx = base->ctx;
 	u64 now = twheel_now_tick(now_ns, ctx->tick_ns);
+	u64 from = base->wheel.clk;
 	struct twheel_entry *e;
 	struct twheel_timer *t;
 	LIST_HEAD(expired);
@@ -286,11 +344,18 @@ static bool twheel_base_update(struct twheel_base *base, s64 now_ns,
 	if (n) {
 		/* entry.node and rec.link are one list_head: walk, then splice. */
 		list_for_each_entry(t, &expired, rec.link) {
+			if (trace_timer_expire_enabled())
+				twheel_trace_expire(ctx, t,
+						    twheel_timer_due_ns(ctx, t),
+						    now_ns);
 			t->word |= TWHEEL_TIMER_QUEUED;
 			t->rec.time_ns = now_ns;
 		}
 		twheel_ctx_queue(ctx, &expired, n, wake);
 	}
+	if (n || base->wheel.clk != from)
+		trace_wheel_advance(ctx->trace_id, twheel_clockids[base->clock],
+				    from, base->wheel.clk, now_ns, n);
 	if (twheel_wheel_behind(&base->wheel, now))
 		return false;
 	twheel_base_arm(base);
@@ -397,8 +462,14 @@ static struct twheel_base *twheel_ctx_base(struct twheel_ctx *ctx, u32 clock)
 
 	if (base)
 		return base;
-	/* About 11 KiB, mostly slot heads: kvzalloc, charged to the caller. */
-	base = kvzalloc(sizeof(*base), GFP_KERNEL_ACCOUNT);
+	/*
+	 * About 11 KiB, mostly slot heads: kvzalloc, charged to the caller.
+	 * Like a timer's memory, it fails at the memory cgroup's limit
+	 * (the operation fails with ENOMEM) rather than calling the OOM
+	 * killer, and quietly: a user reaching a limit is no kernel event.
+	 */
+	base = kvzalloc(sizeof(*base),
+			GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOWARN);
 	if (!base)
 		return NULL;
 	base->ctx = ctx;
@@ -456,6 +527,8 @@ struct twheel_ctx *twheel_ctx_create(u64 max_timers, u64 tick_ns)
 	twheel_ctx_timens(ctx);
 	ctx->max_timers = max_timers;
 	ctx->tick_ns = tick_ns;
+	ctx->trace_id = atomic64_inc_return(&twheel_trace_ids);
+	twheel_stat_add(opened, 1);
 	return ctx;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_create);
@@ -483,6 +556,8 @@ void twheel_ctx_destroy(struct twheel_ctx *ctx)
 		if (++n % TWHEEL_CHUNK == 0)
 			cond_resched();
 	}
+	twheel_stat_add(freed, ctx->nr_timers);
+	twheel_stat_add(closed, 1);
 	twheel_ids_destroy(&ctx->ids);
 	for (i = 0; i < TWHEEL_NR_CLOCKS; i++)
 		kvfree(ctx->bases[i]);
@@ -505,6 +580,7 @@ static void twheel_timer_forget(struct twheel_ctx *ctx, struct twheel_timer *t)
 {
 	twheel_ids_remove(&ctx->ids, twheel_timer_id(t));
 	ctx->nr_timers--;
+	twheel_stat_add(freed, 1);
 }
 
 /* Caller holds the lock. Forget @t and free it. */
@@ -534,6 +610,9 @@ static void twheel_timer_cancel(struct twheel_ctx *ctx, struct twheel_timer *t)
 						       twheel_timer_clock(t));
 	bool pending = !twheel_timer_queued(t);
 
+	trace_timer_cancel(ctx->trace_id, twheel_timer_id(t), t->cookie,
+			   twheel_clockids[twheel_timer_clock(t)],
+			   pending ? TWHEEL_STATE_PENDING : TWHEEL_STATE_QUEUED);
 	twheel_timer_unlink(ctx, t);
 	/* Keep an idle fd free of wake-ups. */
 	if (pending && twheel_wheel_empty(&base->wheel))
@@ -615,6 +694,10 @@ static void twheel_timer_place(struct twheel_ctx *ctx, struct twheel_timer *t,
 		pt->deadline_ns = deadline;
 	if (deadline <= now_ns && (tick <= base->wheel.clk ||
 				   !twheel_wheel_holds(&base->wheel, tick))) {
+		if (trace_timer_expire_enabled())
+			twheel_trace_expire(ctx, t, pt ? deadline :
+					    twheel_tick_ns(tick, ctx->tick_ns),
+					    now_ns);
 		t->word |= TWHEEL_TIMER_QUEUED;
 		t->rec.time_ns = now_ns;
 		list_add_tail(&t->rec.link, &one);
@@ -734,6 +817,7 @@ static int twheel_op_add(struct twheel_ctx *ctx, struct twheel_op *op,
 		return ret;
 	*obj = NULL;
 	ctx->nr_timers++;
+	twheel_stat_add(created, 1);
 	t->word = op->id | (u64)clock << TWHEEL_TIMER_CLOCK_SHIFT;
 	t->cookie = op->cookie;
 	if (op->period_ns) {
@@ -743,6 +827,8 @@ static int twheel_op_add(struct twheel_ctx *ctx, struct twheel_op *op,
 	}
 	deadline = twheel_ctx_deadline(ctx, clock, op->flags, op->expires_ns,
 				       now_ns);
+	trace_timer_add(ctx->trace_id, op->id, op->cookie, op->clock, deadline,
+			twheel_ptimer(t) ? twheel_ptimer(t)->period_ns : 0, 0);
 	twheel_timer_place(ctx, t, deadline, now_ns);
 	*created = t;
 	return 0;
@@ -784,6 +870,7 @@ static void twheel_op_modify_apply(struct twheel_ctx *ctx,
 	u32 clock = twheel_timer_clock(t);
 	struct twheel_base *base;
 	struct twheel_ptimer *pt;
+	s64 deadline;
 
 	twheel_timer_unlink(ctx, t);
 	if (op->period_ns && !twheel_ptimer(t)) {
@@ -801,9 +888,12 @@ static void twheel_op_modify_apply(struct twheel_ctx *ctx,
 		pt->period_ns = twheel_ctx_period(ctx, op->period_ns);
 	if (op->flags & TWHEEL_SET_COOKIE)
 		t->cookie = op->cookie;
-	twheel_timer_place(ctx, t, twheel_ctx_deadline(ctx, clock, op->flags,
-						       op->expires_ns, now_ns),
-			   now_ns);
+	deadline = twheel_ctx_deadline(ctx, clock, op->flags, op->expires_ns,
+				       now_ns);
+	trace_timer_modify(ctx->trace_id, op->id, t->cookie,
+			   twheel_clockids[clock], deadline,
+			   pt ? pt->period_ns : 0, op->result);
+	twheel_timer_place(ctx, t, deadline, now_ns);
 	/*
 	 * An earlier deadline re-armed the hrtimer above. A later one leaves
 	 * it armed early, at most one event that queues nothing (cheaper
@@ -1221,6 +1311,7 @@ long twheel_ctx_read(struct twheel_ctx *ctx, u64 max,
 		if (ret < k)
 			break;
 	}
+	twheel_stat_add(read, n);
 	twheel_ctx_unlock(ctx);
 	return n ? n : ret;
 }
@@ -1256,7 +1347,8 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_info);
  * is when that clock's wheel has its next event (a cascade or an expiry),
  * in the opener's time namespace: never after the earliest deadline's tick
  * on that clock; on a real clock, when its hrtimer fires. index_bytes is
- * the memory of the id table. manual_now_ns is the manual clock's time.
+ * the memory of the id table. trace_id names the context in trace events.
+ * manual_now_ns is the manual clock's time.
  */
 void twheel_ctx_show(struct twheel_ctx *ctx, struct seq_file *m)
 {
@@ -1269,6 +1361,7 @@ void twheel_ctx_show(struct twheel_ctx *ctx, struct seq_file *m)
 	seq_printf(m, "queued:\t%llu\n", ctx->nr_queued);
 	seq_printf(m, "max_timers:\t%llu\n", ctx->max_timers);
 	seq_printf(m, "index_bytes:\t%zu\n", twheel_ids_bytes(&ctx->ids));
+	seq_printf(m, "trace_id:\t%llu\n", ctx->trace_id);
 	if (ctx->manual)
 		seq_printf(m, "manual_now_ns:\t%lld\n", ctx->manual_ns);
 	for (i = 0; i < TWHEEL_NR_CLOCKS; i++) {
@@ -1323,14 +1416,23 @@ int twheel_ctx_cache_init(void)
 		      TWHEEL_TIMER_BIG) & ~TWHEEL_IDS_FREE_BITS);
 	BUILD_BUG_ON(TWHEEL_NR_CLOCKS > 4);
 
+	/*
+	 * Caches of their own, never merged with another cache of the same
+	 * size (SLAB_NO_MERGE): /proc/slabinfo and slabtop show twheel's
+	 * timers by name, and a stray write in another subsystem's objects
+	 * cannot land in a timer. The cost: partly used slabs are not
+	 * shared with other caches (a few pages per CPU at most).
+	 */
 	twheel_timer_cache = kmem_cache_create("twheel_timer",
 					       sizeof(struct twheel_timer), 0,
-					       SLAB_ACCOUNT, NULL);
+					       SLAB_ACCOUNT | TWHEEL_SLAB_NO_MERGE,
+					       TWHEEL_SLAB_CTOR);
 	if (!twheel_timer_cache)
 		return -ENOMEM;
 	twheel_ptimer_cache = kmem_cache_create("twheel_ptimer",
 						sizeof(struct twheel_ptimer), 0,
-						SLAB_ACCOUNT, NULL);
+						SLAB_ACCOUNT | TWHEEL_SLAB_NO_MERGE,
+						TWHEEL_SLAB_CTOR);
 	if (!twheel_ptimer_cache) {
 		kmem_cache_destroy(twheel_timer_cache);
 		return -ENOMEM;

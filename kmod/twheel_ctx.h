@@ -112,6 +112,7 @@ struct twheel_base {
  *             having woken the waiters for them; wake at unlock
  * @now_ns: per clock, its present as read once in this hold of @lock
  * @now_valid: bit per clock: @now_ns is valid (cleared at each lock)
+ * @trace_id: names the context in trace events and fdinfo (trace_id)
  * @manual: the clocks are the manual clock @manual_ns (TWHEEL_CONFIG_MANUAL)
  * @used: a timer was created: the configuration is fixed
  */
@@ -132,6 +133,7 @@ struct twheel_ctx {
 	int done_seq;
 	bool need_wake;
 	s64 now_ns[TWHEEL_NR_CLOCKS];
+	u64 trace_id;
 	u8 now_valid;
 	bool manual;
 	bool used;
@@ -146,6 +148,26 @@ enum twheel_update {
 	TWHEEL_UPDATE_ALL,
 	TWHEEL_UPDATE_RECORD,
 };
+
+/**
+ * struct twheel_stats - module-wide counters, since the module was loaded
+ * @opened: contexts created (files opened)
+ * @closed: contexts destroyed (files released)
+ * @created: timers created
+ * @freed: timers freed (read, cancelled, or closed with their file)
+ * @expired: expiry records queued
+ * @read: records read
+ */
+struct twheel_stats {
+	u64 opened;
+	u64 closed;
+	u64 created;
+	u64 freed;
+	u64 expired;
+	u64 read;
+};
+
+void twheel_stats_read(struct twheel_stats *sum);
 
 int twheel_ctx_cache_init(void);
 void twheel_ctx_cache_exit(void);

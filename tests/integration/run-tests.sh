@@ -41,4 +41,37 @@ rmmod twheel
 report vm/rmmod $?
 [ ! -e /dev/twheel ]
 report vm/dev_node_removed $?
+
+# Autoload, the way /dev/fuse loads fuse: depmod turns the module's
+# aliases into modules.devname, from which kmod creates the node c 10:250
+# at boot (here: mknod); the first open() of it makes the kernel ask
+# modprobe for char-major-10-250. A modprobe stand-in logs the request
+# and loads the module when the name asked for is one of its aliases.
+aliases=$(strings /lib/twheel/twheel.ko | sed -n 's/^alias=//p' | tr '\n' ' ')
+echo "# module aliases: $aliases"
+echo " $aliases " | grep -q ' devname:twheel ' &&
+	echo " $aliases " | grep -q ' char-major-10-250 '
+report vm/module_aliases $?
+{
+	echo '#!/bin/sh'
+	echo 'echo "$*" >> /tmp/modprobe.log'
+	echo "for name in $aliases; do"
+	echo '	for arg in "$@"; do'
+	echo '		[ "$arg" = "$name" ] && exec insmod /lib/twheel/twheel.ko'
+	echo '	done'
+	echo 'done'
+	echo 'exit 1'
+} > /tmp/modprobe
+chmod +x /tmp/modprobe
+old_modprobe=$(cat /proc/sys/kernel/modprobe)
+echo /tmp/modprobe > /proc/sys/kernel/modprobe
+mknod /dev/twheel c 10 250
+twheelctl info > /dev/null 2>&1 && grep -q '^twheel ' /proc/modules &&
+	grep -q 'char-major-10-250' /tmp/modprobe.log
+report vm/autoload_on_open $?
+echo "# modprobe was asked for: $(cat /tmp/modprobe.log 2>/dev/null)"
+echo "$old_modprobe" > /proc/sys/kernel/modprobe
+rmmod twheel
+report vm/autoload_rmmod $?
+rm -f /dev/twheel
 ! grep -q '^not ok' $res
