@@ -5,7 +5,7 @@
 # test kernel, out of the source tree: the sources are mirrored into
 # build/mod-<kernel>/ so builds for different kernels never share objects.
 #
-#   tests/vm/build-module.sh debug|stock [extra kbuild args, e.g. W=1 C=2]
+#   tests/vm/build-module.sh debug|stock|rt [extra kbuild args, e.g. W=1 C=2]
 #
 # Prints the kernel's assignments (see kernel.sh) plus MODDIR=... on stdout.
 set -eu

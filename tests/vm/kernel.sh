@@ -5,6 +5,7 @@
 #
 #   tests/vm/kernel.sh debug   prints KDIR and BZIMAGE for the debug kernel
 #   tests/vm/kernel.sh stock   prints KDIR and BZIMAGE for Debian's kernel
+#   tests/vm/kernel.sh rt      the same for Debian's PREEMPT_RT kernel
 #
 # Output is shell assignments (KDIR=..., BZIMAGE=..., KSRC=..., KVER=...),
 # one per line, on stdout; progress goes to stderr.
@@ -77,12 +78,22 @@ debug_kernel() {
 	echo "KVER=$(cat "$out/include/config/kernel.release")"
 }
 
-stock_kernel() {
-	# Resolve the ABI from the meta package at run time: never hard-coded.
-	img=$(apt-cache depends linux-image-amd64 2>/dev/null |
+# debian_kernel NAME META: a kernel Debian ships, e.g. stock from
+# linux-image-amd64 or rt from linux-image-rt-amd64. Its ABI is resolved
+# from the meta package at run time (never hard-coded); its headers are
+# installed on demand; its vmlinuz is fetched with apt-get download into
+# $cache/NAME-<kver>-<version>/.
+debian_kernel() {
+	name=$1
+	meta=$2
+	img=$(apt-cache depends "$meta" 2>/dev/null |
 		awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
-	[ -n "$img" ] || die "cannot resolve linux-image-amd64 (run: make deps)"
+	[ -n "$img" ] || die "cannot resolve $meta (run: make deps)"
 	kver=${img#linux-image-}
+	mkdir -p "$cache"
+	# One fetcher per kernel at a time; the others wait and find it.
+	exec 9>"$cache/$name.lock"
+	flock 9
 	kdir=/usr/src/linux-headers-$kver
 	if [ ! -f "$kdir/Makefile" ]; then
 		# The meta package moved on: fetch the matching headers.
@@ -92,7 +103,7 @@ stock_kernel() {
 			die "linux-headers-$kver missing (run: make deps)"
 	fi
 	ver=$(apt-cache policy "$img" | awk '/Candidate:/ { print $2 }')
-	dir=$cache/stock-$kver-$ver
+	dir=$cache/$name-$kver-$ver
 	if [ ! -f "$dir/vmlinuz" ]; then
 		log "fetching $img $ver"
 		rm -rf "$dir" && mkdir -p "$dir/pkg"
@@ -110,6 +121,7 @@ stock_kernel() {
 case "${1:-}" in
 source) source_tree && echo "KSRC=$src" ;;
 debug) debug_kernel ;;
-stock) stock_kernel ;;
-*) die "usage: $0 source|debug|stock" ;;
+stock) debian_kernel stock linux-image-amd64 ;;
+rt) debian_kernel rt linux-image-rt-amd64 ;;
+*) die "usage: $0 source|debug|stock|rt" ;;
 esac
