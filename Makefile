@@ -1,21 +1,32 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# twheel: make            build the module and the userspace programs
+# twheel: make            build the userspace programs, and the module for
+#                         the running kernel when its headers are installed
 #         make check      every test (installs what is missing first)
 #         make demo       a live demonstration in a VM on Debian's kernel
 #         make help       all targets
 #
 # Out-of-tree module build: KDIR is the kernel tree or headers to build
-# against. Default: the running kernel's build directory when it exists,
-# else the project's debug test kernel (built and cached on first use).
+# against. Default: the running kernel's build directory
+# (/lib/modules/$(uname -r)/build); with KERNEL=stock|debug|rt on the
+# command line, that test kernel's (fetched or built, and cached, on first
+# use). Without either, `make` builds no module and says why; `make
+# module` fails.
 
 ifneq ($(KERNELRELEASE),)
 # Invoked by kbuild: everything is in ./Kbuild.
 include $(src)/Kbuild
 else
 
-KERNEL_RUNNING_BUILD := /lib/modules/$(shell uname -r)/build
-KDIR ?= $(if $(wildcard $(KERNEL_RUNNING_BUILD)/Makefile),$(KERNEL_RUNNING_BUILD),$(shell tests/vm/kernel.sh debug | sed -n 's/^KDIR=//p'))
+KERNEL_RUNNING := $(shell uname -r)
+KERNEL_RUNNING_BUILD := /lib/modules/$(KERNEL_RUNNING)/build
+ifeq ($(origin KDIR),undefined)
+ifeq ($(origin KERNEL),command line)
+KDIR = $(shell tests/vm/kernel.sh $(KERNEL) | sed -n 's/^KDIR=//p')
+else ifneq ($(wildcard $(KERNEL_RUNNING_BUILD)/Makefile),)
+KDIR := $(KERNEL_RUNNING_BUILD)
+endif
+endif
 KERNEL ?= debug
 CMD ?= true
 VM_FILES ?=
@@ -31,14 +42,38 @@ LIB_SRC := userspace/lib/libtwheel.c
 LIB_DEPS := $(LIB_SRC) userspace/lib/libtwheel.h uapi/linux/twheel.h
 TOOLS := twheelctl
 
-.PHONY: all module userspace vm-userspace deps check demo vm-run vm-shell \
-	kunit integration style sparse uapi-check install modules_install \
-	clean help
+.PHONY: all module no-module userspace vm-userspace deps check demo vm-run \
+	vm-shell kunit integration style sparse uapi-check clean help
 
-all: module userspace
+define NO_KDIR_MSG
+twheel: no module built: the running kernel $(KERNEL_RUNNING) has no headers
+  ($(KERNEL_RUNNING_BUILD) is missing). Either install them
+  (Debian: apt-get install linux-headers-$(KERNEL_RUNNING); Fedora:
+  dnf install kernel-devel-$(KERNEL_RUNNING)), or build for another kernel:
+    make module KDIR=/path/to/its/build/tree
+    make module KERNEL=stock|debug|rt   (the test kernels: Debian's, the
+                                         debug one, Debian's PREEMPT_RT)
+endef
+export NO_KDIR_MSG
+
+# The userspace programs first: they do not need kernel headers.
+ifneq ($(KDIR),)
+all: userspace module
+else
+all: userspace no-module
+endif
 
 module:
+ifeq ($(KDIR),)
+	@echo "$$NO_KDIR_MSG" >&2; exit 2
+else
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+endif
+
+# `make` on a machine without headers: say so plainly, build nothing
+# against a kernel that is not the one running.
+no-module:
+	@echo "$$NO_KDIR_MSG" >&2
 
 # libtwheel and the tools, for this machine.
 # (rules in userspace/userspace.mk: libtwheel, twheelctl, man pages)
@@ -71,8 +106,12 @@ demo:
 	@$(MAKE) --no-print-directory vm-userspace
 	tests/vm/run.sh stock "$$(cat userspace/demo.sh)"
 
+# CMD reaches the guest's sh untouched: through the environment, not
+# the recipe's quoting, and unexpanded by make ($(value CMD): $HOME stays
+# $HOME, for the guest's shell to expand).
+vm-run: export TWHEEL_VM_CMD = $(value CMD)
 vm-run: vm-userspace
-	tests/vm/run.sh $(KERNEL) '$(CMD)'
+	tests/vm/run.sh $(KERNEL) "$$TWHEEL_VM_CMD"
 
 vm-shell: vm-userspace
 	tests/vm/run.sh --shell $(KERNEL)
@@ -92,12 +131,6 @@ sparse:
 uapi-check:
 	tests/static.sh uapi
 
-install: modules_install
-	install -D -m 0644 uapi/linux/twheel.h $(DESTDIR)/usr/include/linux/twheel.h
-
-modules_install:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
-
 clean:
 	rm -rf $(BUILD)
 	find kmod tests/kunit \( -name '*.o' -o -name '*.ko' -o -name '*.mod' \
@@ -105,23 +138,53 @@ clean:
 	rm -f Module.symvers modules.order
 
 help:
-	@sed -n 's/^# \{0,1\}//; 2,7p' Makefile
-	@echo "  make KDIR=/path/to/kernel   build against another kernel tree"
-	@echo "  make deps                   install the Debian packages needed"
-	@echo "  make kunit                  KUnit suites in the debug VM"
-	@echo "  make integration KERNEL=debug|stock   integration tests in a VM"
-	@echo "  make vm-run KERNEL=debug|stock CMD='...' [VM_FILES='a b']"
-	@echo "  make vm-shell KERNEL=debug|stock"
-	@echo "  make style | sparse | uapi-check   static checks"
-	@echo "  make fuzz [FUZZ_SECONDS=60] | bench-core | wheel-test"
-	@echo "  make libtwheel | userspace-tools | man-check | examples"
-	@echo "  make userspace-install [PREFIX=/usr/local] [DESTDIR=...]"
-	@echo "  make bench [BENCH_REPS=5 BENCH_NMAX=1000000 BENCH_QUICK=1]   twheel vs timerfd vs heap, stock VM"
-	@echo "  make bench-report | kbench   report again; in-kernel wheel vs timer_list/hrtimer"
+	@echo "twheel targets (variables in [brackets]; KERNEL=stock|debug|rt names a test VM kernel)"
+	@echo ""
+	@echo "Build"
+	@echo "  make | make all      libtwheel and twheelctl; the module for the running kernel if its headers exist"
+	@echo "  make module [KDIR=/path | KERNEL=...]   the module (fails without kernel headers)"
+	@echo "  make userspace | libtwheel | userspace-tools | examples | vm-userspace"
+	@echo "  make clean | wheel-clean"
+	@echo ""
+	@echo "Install (DESTDIR= PREFIX=/usr/local KDIR= UDEVRULESDIR=/lib/udev/rules.d)"
+	@echo "  make install | uninstall          module, library, headers, twheelctl, man pages, udev rule"
+	@echo "  make modules_install | modules_uninstall | userspace-install"
+	@echo "  make dkms-install | dkms-uninstall [DKMS_FLAGS=...]"
+	@echo "  make deb                          Debian packages in build/deb/"
+	@echo ""
+	@echo "Test"
+	@echo "  make check                        every test below that CI runs (about 30 min)"
+	@echo "  make deps                         install the Debian packages needed"
+	@echo "  make kunit                        KUnit suites in the debug VM"
+	@echo "  make integration [KERNEL=debug]   integration tests in a VM"
+	@echo "  make style | sparse | uapi-check | man-check | wheel-test   static and native checks"
+	@echo "  make fuzz [FUZZ_SECONDS=60]       libFuzzer on the wheel core (native)"
+	@echo "  make fuzz-kernel [FUZZ_SECONDS=60 KERNEL=debug FUZZ_SEED=]   random ioctls in a VM, with an oracle"
+	@echo "  make fuzz-kernel-bin              its static binary only"
+	@echo "  make syz-check                    the syzkaller description against the header"
+	@echo "  make stress [KERNEL=debug] | stress-build   unload cycles and load cases in a VM"
+	@echo "  make soak [SOAK_SECONDS=600 KERNEL=debug]   the mixed load for a long time"
+	@echo ""
+	@echo "Benchmarks"
+	@echo "  make bench [BENCH_REPS=5 BENCH_NMAX=1000000 BENCH_QUICK=1]   twheel vs timerfd vs heap, stock VM (~8 min; quick ~2 min)"
+	@echo "  make bench-report | bench-bin     the report again; the benchmark binary"
+	@echo "  make kbench | kbench-module       in-kernel wheel vs timer_list/hrtimer"
+	@echo "  make bench-core | bench-core-callgrind   the wheel core natively vs a heap, a hashed wheel (~3 min)"
+	@echo ""
+	@echo "VM"
+	@echo "  make demo                         the live demonstration (stock kernel)"
+	@echo "  make vm-run CMD='...' [KERNEL=debug VM_FILES='a b' VM_TIMEOUT=900 VM_MEM=1024]"
+	@echo "                                    run CMD (any shell text, several lines) in the guest's sh;"
+	@echo "                                    exits with CMD's status (the last command's, as sh does)"
+	@echo "  make vm-shell [KERNEL=debug]      an interactive shell in the guest"
+	@echo "  make help                         this text"
 
 -include tests/wheel/wheel.mk
 -include userspace/userspace.mk
+-include kmod/install.mk
 -include userspace/examples/examples.mk
 -include tests/bench/bench.mk
+-include tests/fuzz-kernel/fuzz.mk
+-include tests/stress/stress.mk
 
 endif

@@ -50,7 +50,13 @@ stage_report() {
 	printf 'check: %-22s %4d passed, %d failed%s  (%ds)\n' "$name" "$p" "$f" \
 		"$([ "$s" = 0 ] || echo ", $s skipped")" "$secs"
 	if [ "$f" != 0 ]; then
-		grep -E '^not ok|^# |FAIL|error' "$log" | head -n 40 | sed 's/^/    /'
+		# The failing cases first (a long log must not push them out of
+		# view), then the VM harness's verdict, then other diagnostics.
+		{
+			grep -B 6 -E '^not ok' "$log" | head -n 60
+			grep -aE '^vm: ' "$log" | tail -n 10
+			grep -E 'FAIL|error' "$log" | grep -vE '^(not )?ok ' | head -n 10
+		} | sed 's/^/    /'
 		echo "    (full log: $log)"
 	fi
 }
@@ -73,19 +79,24 @@ fi
 # The test kernels first (built or fetched once, then cached), so that no
 # later stage's log holds the kernel's own build output.
 prepare_kernels() {
-	tests/vm/kernel.sh debug && tests/vm/kernel.sh stock
+	tests/vm/kernel.sh debug && tests/vm/kernel.sh stock &&
+		tests/vm/kernel.sh rt
 }
 stage kernels		prepare_kernels
 stage checkpatch	tests/static.sh checkpatch
 stage sparse		tests/static.sh sparse
 stage w1-debug		tests/static.sh w1 debug
 stage w1-stock		tests/static.sh w1 stock
+stage w1-rt		tests/static.sh w1 rt
 stage uapi		tests/static.sh uapi
 if [ -f tests/wheel/wheel.mk ]; then
 	stage wheel-native	make --no-print-directory wheel-test
 fi
 stage userspace-build	make --no-print-directory userspace examples vm-userspace
 stage man		tests/man.sh
+stage make		tests/make-selftest.sh
+stage packaging-install	tests/packaging/install.sh
+stage packaging-deb	tests/packaging/deb.sh
 # KUnit (debug VM) and the stock VM side by side: both spend much of their
 # time asleep (boot, kmemleak's wait, timers), and neither asserts tight
 # timing. The debug integration tests, the slowest and most timing-bound,
@@ -96,7 +107,14 @@ wait
 stage_report kunit
 stage_report integration-stock
 stage integration-debug	tests/integration/run.sh debug
+# Debian's PREEMPT_RT kernel: hrtimer callbacks in threads; its lateness
+# tail is the longest of the three, so it too runs alone.
+stage integration-rt	tests/integration/run.sh rt
 
-echo "check: done in $(($(date +%s) - start_all))s; logs in $logs"
+# A copy outside the tree, so that the logs of a run in a throw-away clone
+# (CI) can still be read after it is gone.
+keep=${TWHEEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/twheel}/last-check-logs
+rm -rf "$keep" && mkdir -p "$keep" && cp -p "$logs"/* "$keep"/ 2>/dev/null
+echo "check: done in $(($(date +%s) - start_all))s; logs in $logs (copy: $keep)"
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [ $total_fail = 0 ]

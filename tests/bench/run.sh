@@ -46,7 +46,8 @@ args="$args ${BENCH_EXTRA:-}"
 
 mkdir -p "$out"
 rm -f "$out/results.txt"
-cmd="insmod /lib/twheel/twheel.ko max_timers=4194304"
+cmd="set -e
+insmod /lib/twheel/twheel.ko max_timers=4194304"
 for cg in $cgs; do
 	cmd="$cmd
 twheel-bench -c $cg $args -f /tmp/results"

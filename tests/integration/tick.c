@@ -4,14 +4,21 @@
  * EINVAL outside it and for bad flags, EBUSY once the fd has had a timer
  * (also after that timer is gone), the last of repeated configs counts,
  * INFO and fdinfo report it, deadlines round up to it; and on the real
- * monotonic clock at ticks of 1 us, 1 ms and 100 ms: never early, at most
- * one tick plus latency late (a generous allowance: the VMs are
- * emulated), with the lateness distribution printed per tick.
+ * monotonic clock at ticks of 1 us, 1 ms and 100 ms: never early, the
+ * median record at most one tick plus 50 ms late (a generous allowance
+ * for scheduling latency: the VMs are emulated), with the lateness
+ * distribution printed per tick.
  */
 #include "twtest.h"
 
-/* Scheduling latency allowed on top of the tick (QEMU TCG is slow). */
+/*
+ * Scheduling latency allowed on top of the tick (QEMU TCG is slow): for
+ * the median record, and (a stall of the emulator or of a loaded host is
+ * not twheel's) a much larger one for any single record; a lost wake-up
+ * shows as a record that never comes.
+ */
 #define LATENCY_ALLOWANCE	(50 * TWT_MS)
+#define STALL_ALLOWANCE		(2 * TWT_S)
 
 static int tick_config_full(int fd, uint64_t tick, uint32_t flags,
 			    uint32_t reserved)
@@ -296,12 +303,12 @@ static void tick_lateness(int64_t tick, const char *label)
 			CHECK(ev[k].time_ns <= now);
 			late[n] = ev[k].time_ns - dl[c];
 			after_read[n] = now - dl[c];
-			if (late[n] > tick + LATENCY_ALLOWANCE)
+			if (late[n] > tick + STALL_ALLOWANCE)
 				twt_fail(__FILE__, __LINE__,
 					 "%s: timer %d late by %.3f ms "
 					 "(tick %.3f ms + %.0f ms)", label, c,
 					 late[n] / 1e6, tick / 1e6,
-					 LATENCY_ALLOWANCE / 1e6);
+					 STALL_ALLOWANCE / 1e6);
 			/* Deadline-tick order, equal ticks in add order. */
 			t = (dl[c] + tick - 1) / tick;
 			if (ordered)
@@ -318,6 +325,12 @@ static void tick_lateness(int64_t tick, const char *label)
 		       (added - t0) / 1e6);
 	snprintf(buf, sizeof(buf), "%s lateness (time_ns - deadline)", label);
 	twt_print_dist(buf, late, LATE_N);
+	/* twt_print_dist() sorted late[]: the median record's lateness. */
+	if (late[LATE_N / 2] > tick + LATENCY_ALLOWANCE)
+		twt_fail(__FILE__, __LINE__, "%s: median lateness %.3f ms "
+			 "(tick %.3f ms + %.0f ms)", label,
+			 late[LATE_N / 2] / 1e6, tick / 1e6,
+			 LATENCY_ALLOWANCE / 1e6);
 	snprintf(buf, sizeof(buf), "%s read after deadline", label);
 	twt_print_dist(buf, after_read, LATE_N);
 	close(fd);

@@ -14,6 +14,7 @@ rm -f "$ktap"
 
 VM_QUIET=${VM_QUIET:-1} VM_RESULTS=$ktap VM_LOG=$logs/kunit-console.log \
 	tests/vm/run.sh debug '
+set -e
 insmod /lib/twheel/twheel.ko
 echo TWHEEL-KTAP-BEGIN > /dev/kmsg
 insmod /lib/twheel/twheel_kunit.ko

@@ -4,7 +4,7 @@
 # Boot a test kernel in QEMU with twheel's modules and programs, run a
 # command, and fail closed.
 #
-#   tests/vm/run.sh [--shell] debug|stock 'CMD'
+#   tests/vm/run.sh [--shell] debug|stock|rt 'CMD'
 #
 # Environment:
 #   VM_FILES     extra static executables, placed in the guest's PATH
@@ -16,7 +16,9 @@
 #
 # The guest has busybox, /lib/twheel/*.ko, the project's programs from
 # build/vm-bin/ and $VM_FILES in its PATH, with /proc, /sys, /dev, debugfs
-# and a tmpfs /tmp mounted. CMD runs in /bin/sh. The exit status is CMD's,
+# and a tmpfs /tmp mounted. CMD (any shell text, one or more lines) runs in
+# the guest's /bin/sh (busybox) as a script, without -e, like `sh -c CMD`:
+# the exit status is the last command's. The exit status is CMD's,
 # except that any kernel splat (see SPLAT below), a kmemleak report after
 # the final scan, an unexpected taint, a missing exit report (crash) or a
 # time-out makes it non-zero whatever CMD returned.
@@ -28,7 +30,7 @@ if [ "${1:-}" = "--shell" ]; then
 	shell=1
 	shift
 fi
-kernel=${1:?usage: run.sh [--shell] debug|stock CMD}
+kernel=${1:?usage: run.sh [--shell] debug|stock|rt CMD}
 cmd=${2:-true}
 timeout_s=${VM_TIMEOUT:-900}
 
@@ -82,7 +84,7 @@ if [ "$(cat /interactive)" = 1 ]; then
 	setsid cttyhack sh -l
 	rc=$?
 else
-	sh -e /cmd
+	sh /cmd
 	rc=$?
 fi
 if [ -w $leak ]; then

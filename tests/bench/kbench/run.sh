@@ -51,8 +51,8 @@ fi
 # VM_FILES copies by name into /usr/local/bin; the .ko is loaded from there.
 # The whole benchmark runs in the module's init, which returns 0 once the
 # table is printed (an error if a check failed); rmmod then unloads it.
-# The guest shell runs with -e: any failed load fails the run.
-cmd=""
+# With -e, any failed load fails the run.
+cmd="set -e; "
 for t in $ticks; do
 	cmd+="insmod /usr/local/bin/twheel-kbench.ko n=$n reps=$reps tick_ns=$t $args; rmmod twheel_kbench; "
 done
