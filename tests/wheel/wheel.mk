@@ -113,6 +113,7 @@ endef
 
 bench-core: $(WHEEL_OUT)/bench_core
 	@mkdir -p build
+	@echo "bench-core: $(BENCH_REPS) repetitions at N = 10^3..10^6, then callgrind: about 3 minutes"
 	$(WHEEL_OUT)/bench_core -r $(BENCH_REPS) -o build/bench-core.txt
 ifneq ($(BENCH_CALLGRIND),0)
 	$(WHEEL_CALLGRIND)
