@@ -463,13 +463,10 @@ static struct twheel_base *twheel_ctx_base(struct twheel_ctx *ctx, u32 clock)
 	if (base)
 		return base;
 	/*
-	 * About 11 KiB, mostly slot heads: kvzalloc, charged to the caller.
-	 * Like a timer's memory, it fails at the memory cgroup's limit
-	 * (the operation fails with ENOMEM) rather than calling the OOM
-	 * killer, and quietly: a user reaching a limit is no kernel event.
+	 * About 11 KiB, mostly slot heads: kvzalloc (TWHEEL_GFP), quietly:
+	 * a user reaching a limit is no kernel event.
 	 */
-	base = kvzalloc(sizeof(*base),
-			GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOWARN);
+	base = kvzalloc(sizeof(*base), TWHEEL_GFP | __GFP_NOWARN);
 	if (!base)
 		return NULL;
 	base->ctx = ctx;
@@ -512,10 +509,10 @@ struct twheel_ctx *twheel_ctx_create(u64 max_timers, u64 tick_ns)
 {
 	struct twheel_ctx *ctx;
 
-	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
+	ctx = kzalloc(sizeof(*ctx), TWHEEL_GFP);
 	if (!ctx)
 		return ERR_PTR(-ENOMEM);
-	ctx->readbuf = kmalloc(sizeof(*ctx->readbuf), GFP_KERNEL_ACCOUNT);
+	ctx->readbuf = kmalloc(sizeof(*ctx->readbuf), TWHEEL_GFP);
 	if (!ctx->readbuf) {
 		kfree(ctx);
 		return ERR_PTR(-ENOMEM);
@@ -1004,12 +1001,7 @@ failed:
 /* The memory an operation may need, allocated before the lock is taken. */
 static void *twheel_op_alloc(const struct twheel_op *op)
 {
-	/*
-	 * Reclaim holds nobody else up. At the memory cgroup's limit this
-	 * fails (the operation then fails with ENOMEM) rather than calling
-	 * the OOM killer.
-	 */
-	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NORETRY;
+	const gfp_t gfp = TWHEEL_GFP;
 
 	if (op->op == TWHEEL_OP_ADD && !op->period_ns)
 		return kmem_cache_alloc(twheel_timer_cache, gfp);

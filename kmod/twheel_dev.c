@@ -338,7 +338,7 @@ static long twheel_ioctl_submit(struct twheel_ctx *ctx, void __user *uarg,
 		return 0;
 	uops = u64_to_user_ptr(sub.ops);
 	ops = kmalloc_array(min_t(u32, sub.nr, TWHEEL_SUBMIT_CHUNK), size,
-			    GFP_KERNEL_ACCOUNT);
+			    TWHEEL_GFP);
 	if (!ops)
 		return -ENOMEM;
 	/*
@@ -392,7 +392,7 @@ static long twheel_ioctl_list(struct twheel_ctx *ctx, void __user *uarg,
 		return -EINVAL;
 	ust = u64_to_user_ptr(req.statuses);
 	st = kmalloc_array(min_t(u32, req.capacity, TWHEEL_LIST_CHUNK), size,
-			   GFP_KERNEL_ACCOUNT);
+			   TWHEEL_GFP);
 	if (!st)
 		return -ENOMEM;
 	cursor = req.cursor;

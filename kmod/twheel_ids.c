@@ -66,13 +66,13 @@ static int twheel_ids_grow(struct twheel_ids *ids)
 	u64 *page;
 	u32 max;
 
-	page = kmalloc(PAGE_SIZE, GFP_KERNEL_ACCOUNT | __GFP_NORETRY);
+	page = kmalloc(PAGE_SIZE, TWHEEL_GFP);
 	if (!page)
 		return -ENOMEM;
 	if (ids->nr_pages == ids->max_pages) {
 		max = ids->max_pages ? 2 * ids->max_pages : 8;
 		pages = kvmalloc_array(max, sizeof(*pages),
-				       GFP_KERNEL_ACCOUNT | __GFP_NORETRY);
+				       TWHEEL_GFP);
 		if (!pages)
 			goto err_page;
 		if (ids->nr_pages)
