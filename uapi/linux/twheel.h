@@ -114,10 +114,17 @@
  *	reused while the fd is open
  *
  * A timer whose deadline tick has already been reached is queued before
- * the ioctl returns, behind every record already queued; so is one whose
- * deadline has passed inside the current tick, unless an earlier-added
- * timer of that tick is still pending: then it is queued at the end of
- * the tick, right behind that timer (see struct twheel_event for order).
+ * the ioctl returns, behind every record already queued. So is one whose
+ * deadline has passed inside the current tick (its deadline tick is the
+ * next), unless the wheel of its clock (on a TWHEEL_CONFIG_MANUAL fd, the
+ * fd's one wheel) holds a pending timer in the same slot: one due in that
+ * tick; or, when that tick's number (the kernel's time on that clock,
+ * outside any time namespace, divided by the tick) is a multiple of 64^k,
+ * k >= 1 (the largest such k), one due in the 64^k ticks that begin with
+ * it. Then it is queued when
+ * that tick is reached, behind the timers of that tick added before it
+ * (see struct twheel_event for order): never before its deadline, at most
+ * the rest of the current tick after it.
  *
  * A periodic timer has at most one record at a time: expiries while its
  * record is unread are counted in that record's count (read(2) counts
