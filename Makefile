@@ -20,12 +20,18 @@ else
 
 KERNEL_RUNNING := $(shell uname -r)
 KERNEL_RUNNING_BUILD := /lib/modules/$(KERNEL_RUNNING)/build
+# HAVE_KDIR: a kernel to build for is known (KDIR itself is only worked
+# out when used: resolving a test kernel may mean fetching or building it).
 ifeq ($(origin KDIR),undefined)
 ifeq ($(origin KERNEL),command line)
 KDIR = $(shell tests/vm/kernel.sh $(KERNEL) | sed -n 's/^KDIR=//p')
+HAVE_KDIR := 1
 else ifneq ($(wildcard $(KERNEL_RUNNING_BUILD)/Makefile),)
 KDIR := $(KERNEL_RUNNING_BUILD)
+HAVE_KDIR := 1
 endif
+else
+HAVE_KDIR := 1
 endif
 KERNEL ?= debug
 CMD ?= true
@@ -57,14 +63,14 @@ endef
 export NO_KDIR_MSG
 
 # The userspace programs first: they do not need kernel headers.
-ifneq ($(KDIR),)
+ifdef HAVE_KDIR
 all: userspace module
 else
 all: userspace no-module
 endif
 
 module:
-ifeq ($(KDIR),)
+ifndef HAVE_KDIR
 	@echo "$$NO_KDIR_MSG" >&2; exit 2
 else
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules

@@ -94,6 +94,7 @@ if [ -f tests/wheel/wheel.mk ]; then
 fi
 stage userspace-build	make --no-print-directory userspace examples vm-userspace
 stage man		tests/man.sh
+stage syz		python3 tests/syz/check.py
 stage make		tests/make-selftest.sh
 stage packaging-install	tests/packaging/install.sh
 stage packaging-deb	tests/packaging/deb.sh
@@ -110,6 +111,14 @@ stage integration-debug	tests/integration/run.sh debug
 # Debian's PREEMPT_RT kernel: hrtimer callbacks in threads; its lateness
 # tail is the longest of the three, so it too runs alone.
 stage integration-rt	tests/integration/run.sh rt
+# Random valid and invalid calls from several processes and threads, with
+# an exact model of every manual-clock fd as the oracle (60 s).
+stage fuzz-kernel	tests/fuzz-kernel/run.sh 60 debug
+# Load with an exactly-once, never-early oracle, unload cycles, a memory
+# cgroup's limit: full sizes on stock (10^6 timers on one fd, 1000 fds x
+# 1000, 1000 insmod/rmmod cycles), smaller under KASAN and lockdep.
+stage stress-stock	make --no-print-directory stress KERNEL=stock
+stage stress-debug	make --no-print-directory stress KERNEL=debug
 
 # A copy outside the tree, so that the logs of a run in a throw-away clone
 # (CI) can still be read after it is gone.

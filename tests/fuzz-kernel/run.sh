@@ -49,21 +49,4 @@ VM_QUIET=${VM_QUIET:-1} VM_RESULTS=$res VM_LOG=$console \
 	tests/vm/run.sh "$kernel" "$cmd"
 vmrc=$?
 
-[ -f "$res" ] && grep -aE '^(not )?ok |^# ' "$res"
-passed=$(grep -a '^ok ' "$res" 2>/dev/null | grep -avc ' # SKIP')
-skipped=$(grep -ac '^ok .* # SKIP' "$res" 2>/dev/null)
-failed=$(grep -ac '^not ok ' "$res" 2>/dev/null)
-passed=${passed:-0}
-skipped=${skipped:-0}
-failed=${failed:-0}
-if [ $vmrc != 0 ] && [ "$failed" = 0 ]; then
-	echo "not ok fuzz-kernel/vm_$kernel/clean_run (VM exit $vmrc; console: $console)"
-	grep -aE '^vm: ' "$console" 2>/dev/null | tail -n 5
-	failed=1
-fi
-if [ "$passed" = 0 ] && [ "$failed" = 0 ]; then
-	echo "not ok fuzz-kernel/no_result"
-	failed=1
-fi
-echo "RESULT $passed $failed $skipped"
-[ "$failed" = 0 ]
+exec tests/vm/tap-result.sh "$res" "$vmrc" "fuzz-kernel/vm_$kernel" "$console"

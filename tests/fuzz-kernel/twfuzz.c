@@ -425,6 +425,53 @@ static const char *const pk_name[P_NKINDS] = {
 	"ok", "null", "unmapped", "ro", "half", "wild"
 };
 
+/*
+ * The outcome a call on one struct must have, in the kernel's order of
+ * checks: an unreadable argument EFAULT; invalid input EINVAL (or @err2
+ * when @cond2 holds as well: the header does not rank the two); @cond2
+ * alone @err2 (ENOENT: no such timer; ENOSPC: the fd is full); a
+ * read-only argument (the result cannot be written back) EFAULT; else
+ * success. Reports any other outcome.
+ * Return: true when the call had to succeed, and did.
+ */
+static bool expect_call(struct th *th, struct sfd *f, const char *what,
+			enum ptrkind pk, bool invalid, bool cond2, int err2,
+			const char *err2_name, long r, int e)
+{
+	char call[64];
+
+	if (pk != P_OK && pk != P_RO) {
+		ST_INC(th, faults);
+		snprintf(call, sizeof(call), "%s (unreadable)", what);
+		if (r != -1 || e != EFAULT)
+			bad_errno(th, f, call, r, e, "EFAULT");
+		return false;
+	}
+	if (invalid || cond2) {
+		snprintf(call, sizeof(call), "%s (%s)", what,
+			 invalid ? "invalid" : err2_name);
+		if (r == -1 && ((invalid && e == EINVAL) ||
+				(cond2 && e == err2)))
+			ST_INC(th, invalid);
+		else
+			bad_errno(th, f, call, r, e,
+				  invalid ? "EINVAL" : err2_name);
+		return false;
+	}
+	if (pk == P_RO) {
+		ST_INC(th, faults);
+		snprintf(call, sizeof(call), "%s (read-only)", what);
+		if (r != -1 || e != EFAULT)
+			bad_errno(th, f, call, r, e, "EFAULT");
+		return false;
+	}
+	if (r) {
+		bad_errno(th, f, what, r, e, "success");
+		return false;
+	}
+	return true;
+}
+
 static void *map_or_die(size_t len, int prot)
 {
 	void *p = mmap(NULL, len, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -1133,31 +1180,17 @@ static u64 pick_id(struct th *th, struct sfd *f)
 		sample(&(t##1));				\
 } while (0)
 
-/* A timer was created: put it in the shadow. */
-static void sh_created(struct th *th, struct sfd *f, u64 id,
-		       u64 cookie, uint32_t clock, uint32_t flags,
-		       s64 expires, u64 period,
-		       const struct tsamp *t0, const struct tsamp *t1,
-		       const char *what)
+/*
+ * Place @t in the shadow as ADD or MODIFY armed it (@flags, @expires):
+ * on a manual clock exactly (m_place()); on a real one, its deadline
+ * known to lie between what the clock said before the call (@t0) and
+ * after it (@t1).
+ */
+static void sh_arm(struct sfd *f, struct stimer *t, uint32_t flags,
+		   s64 expires, const struct tsamp *t0, const struct tsamp *t1)
 {
-	struct stimer *t;
-	int c = clk_index(clock);
+	int c = clk_index(t->clock);
 
-	if (!id || sh_find(f, id) || sh_dead(f, id)) {
-		violation(th, f, V_ORACLE, "%s: new id %#llx is %s", what,
-			  id, !id ? "0" : sh_find(f, id) ? "live already" :
-			  "one that was used before");
-		return;
-	}
-	ST_INC(th, created);
-	if (!f->manual)
-		ST_INC(th, real_created);
-	f->used = true;
-	t = sh_new(f);
-	t->id = id;
-	t->cookie = cookie;
-	t->clock = clock;
-	t->period = eff_period(period, f->tick);
 	if (f->manual) {
 		m_place(f, t, flags & TWHEEL_ABSTIME ? expires :
 			add_sat(f->now, expires));
@@ -1174,32 +1207,45 @@ static void sh_created(struct th *th, struct sfd *f, u64 id,
 	}
 }
 
+/* A timer was created: put it in the shadow. */
+static void sh_created(struct th *th, struct sfd *f, u64 id,
+		       u64 cookie, uint32_t clock, uint32_t flags,
+		       s64 expires, u64 period,
+		       const struct tsamp *t0, const struct tsamp *t1,
+		       const char *what)
+{
+	struct stimer *t;
+
+	if (!id || sh_find(f, id) || sh_dead(f, id)) {
+		violation(th, f, V_ORACLE, "%s: new id %#llx is %s", what,
+			  id, !id ? "0" : sh_find(f, id) ? "live already" :
+			  "one that was used before");
+		return;
+	}
+	ST_INC(th, created);
+	if (!f->manual)
+		ST_INC(th, real_created);
+	f->used = true;
+	t = sh_new(f);
+	t->id = id;
+	t->cookie = cookie;
+	t->clock = clock;
+	t->period = eff_period(period, f->tick);
+	sh_arm(f, t, flags, expires, t0, t1);
+}
+
 /* A timer was re-armed by MODIFY: place it again in the shadow. */
 static void sh_modified(struct sfd *f, struct stimer *t, u64 cookie,
 			uint32_t flags, s64 expires, u64 period,
 			const struct tsamp *t0, const struct tsamp *t1)
 {
-	int c = clk_index(t->clock);
-
 	t->period = eff_period(period, f->tick);
 	if (flags & TWHEEL_SET_COOKIE)
 		t->cookie = cookie;
 	t->known_queued = false;
-	if (f->manual) {
+	if (f->manual)
 		t->state = 0;	/* out of the wheel and the queue */
-		m_place(f, t, flags & TWHEEL_ABSTIME ? expires :
-			add_sat(f->now, expires));
-		return;
-	}
-	t->state = TWHEEL_STATE_PENDING;
-	if (flags & TWHEEL_ABSTIME) {
-		t->dlo = t->dhi = expires;
-		t->via_wheel = expires > t1->t[c];
-	} else {
-		t->dlo = add_sat(t0->t[c], expires);
-		t->dhi = add_sat(t1->t[c], expires);
-		t->via_wheel = expires > 0;
-	}
+	sh_arm(f, t, flags, expires, t0, t1);
 }
 
 /* The state a CANCEL or MODIFY reported against the shadow. */
@@ -1357,40 +1403,9 @@ static void s_add(struct th *th, struct sfd *f)
 	     " fl %#x clk %u ptr %s -> %ld %d id %#llx", f->fd, a.cookie,
 	     a.expires_ns, a.period_ns, a.flags, a.clock, pk_name[pk], r, e,
 	     pk == P_OK ? ((struct twheel_add *)p)->id : 0);
-	if (pk != P_OK && pk != P_RO) {
-		ST_INC(th, faults);
-		if (r != -1 || e != EFAULT)
-			bad_errno(th, f, "ADD (unreadable)", r, e, "EFAULT");
-		else
-			ST_INC(th, invalid);
+	if (!expect_call(th, f, "ADD", pk, invalid, full, ENOSPC, "ENOSPC",
+			 r, e))
 		return;
-	}
-	if (invalid) {
-		if (r != -1 || (e != EINVAL && !(full && e == ENOSPC)))
-			bad_errno(th, f, "ADD (invalid)", r, e, "EINVAL");
-		else
-			ST_INC(th, invalid);
-		return;
-	}
-	if (full) {
-		if (r != -1 || e != ENOSPC)
-			bad_errno(th, f, "ADD (full)", r, e, "ENOSPC");
-		else
-			ST_INC(th, invalid);
-		return;
-	}
-	if (pk == P_RO) {
-		ST_INC(th, faults);
-		if (r != -1 || e != EFAULT)
-			bad_errno(th, f, "ADD (read-only)", r, e, "EFAULT");
-		else
-			ST_INC(th, invalid);
-		return;
-	}
-	if (r) {
-		bad_errno(th, f, "ADD", r, e, "success");
-		return;
-	}
 	sh_created(th, f, ((struct twheel_add *)p)->id, a.cookie, a.clock,
 		   a.flags, a.expires_ns, a.period_ns, &t0, &t1, "ADD");
 }
@@ -1418,36 +1433,9 @@ static void s_cancel(struct th *th, struct sfd *f)
 	tlog(th, "cancel fd %d id %#llx fl %#x ptr %s -> %ld %d res %u",
 	     f->fd, c.id, c.flags, pk_name[pk], r, e,
 	     pk == P_OK ? ((struct twheel_cancel *)p)->result : 0);
-	if (pk != P_OK && pk != P_RO) {
-		ST_INC(th, faults);
-		if (r != -1 || e != EFAULT)
-			bad_errno(th, f, "CANCEL (unreadable)", r, e, "EFAULT");
+	if (!expect_call(th, f, "CANCEL", pk, badflags, !t, ENOENT, "ENOENT",
+			 r, e))
 		return;
-	}
-	if (badflags) {
-		if (r != -1 || (e != EINVAL && !(!t && e == ENOENT)))
-			bad_errno(th, f, "CANCEL (flags)", r, e, "EINVAL");
-		else
-			ST_INC(th, invalid);
-		return;
-	}
-	if (!t) {
-		if (r != -1 || e != ENOENT)
-			bad_errno(th, f, "CANCEL (no such timer)", r, e, "ENOENT");
-		else
-			ST_INC(th, invalid);
-		return;
-	}
-	if (pk == P_RO) {
-		ST_INC(th, faults);
-		if (r != -1 || e != EFAULT)
-			bad_errno(th, f, "CANCEL (read-only)", r, e, "EFAULT");
-		return;
-	}
-	if (r) {
-		bad_errno(th, f, "CANCEL", r, e, "success");
-		return;
-	}
 	check_result(th, f, t, ((struct twheel_cancel *)p)->result, &t1,
 		     "CANCEL");
 	ST_INC(th, ended_cancel);
@@ -1506,36 +1494,9 @@ static void s_modify(struct th *th, struct sfd *f)
 	     " per %llu fl %#x ptr %s -> %ld %d res %u", f->fd, m.id,
 	     m.cookie, m.expires_ns, m.period_ns, m.flags, pk_name[pk], r, e,
 	     pk == P_OK ? ((struct twheel_modify *)p)->result : 0);
-	if (pk != P_OK && pk != P_RO) {
-		ST_INC(th, faults);
-		if (r != -1 || e != EFAULT)
-			bad_errno(th, f, "MODIFY (unreadable)", r, e, "EFAULT");
+	if (!expect_call(th, f, "MODIFY", pk, invalid, !t, ENOENT, "ENOENT",
+			 r, e))
 		return;
-	}
-	if (invalid) {
-		if (r != -1 || (e != EINVAL && !(!t && e == ENOENT)))
-			bad_errno(th, f, "MODIFY (invalid)", r, e, "EINVAL");
-		else
-			ST_INC(th, invalid);
-		return;
-	}
-	if (!t) {
-		if (r != -1 || e != ENOENT)
-			bad_errno(th, f, "MODIFY (no such timer)", r, e, "ENOENT");
-		else
-			ST_INC(th, invalid);
-		return;
-	}
-	if (pk == P_RO) {
-		ST_INC(th, faults);
-		if (r != -1 || e != EFAULT)
-			bad_errno(th, f, "MODIFY (read-only)", r, e, "EFAULT");
-		return;
-	}
-	if (r) {
-		bad_errno(th, f, "MODIFY", r, e, "success");
-		return;
-	}
 	check_result(th, f, t, ((struct twheel_modify *)p)->result, &t1,
 		     "MODIFY");
 	sh_modified(f, t, m.cookie, m.flags, m.expires_ns, m.period_ns, &t0,
@@ -1584,36 +1545,9 @@ static void s_query(struct th *th, struct sfd *f)
 	e = errno;
 	tlog(th, "query fd %d id %#llx fl %#x res %#x ptr %s -> %ld %d",
 	     f->fd, q.id, q.flags, q.__reserved, pk_name[pk], r, e);
-	if (pk != P_OK && pk != P_RO) {
-		ST_INC(th, faults);
-		if (r != -1 || e != EFAULT)
-			bad_errno(th, f, "QUERY (unreadable)", r, e, "EFAULT");
+	if (!expect_call(th, f, "QUERY", pk, invalid, !t, ENOENT, "ENOENT",
+			 r, e))
 		return;
-	}
-	if (invalid) {
-		if (r != -1 || (e != EINVAL && !(!t && e == ENOENT)))
-			bad_errno(th, f, "QUERY (invalid)", r, e, "EINVAL");
-		else
-			ST_INC(th, invalid);
-		return;
-	}
-	if (!t) {
-		if (r != -1 || e != ENOENT)
-			bad_errno(th, f, "QUERY (no such timer)", r, e, "ENOENT");
-		else
-			ST_INC(th, invalid);
-		return;
-	}
-	if (pk == P_RO) {
-		ST_INC(th, faults);
-		if (r != -1 || e != EFAULT)
-			bad_errno(th, f, "QUERY (read-only)", r, e, "EFAULT");
-		return;
-	}
-	if (r) {
-		bad_errno(th, f, "QUERY", r, e, "success");
-		return;
-	}
 	memcpy(&q, p, sizeof(q));
 	check_status(th, f, t, &q.status, &t0, &t1, "QUERY");
 }

@@ -23,21 +23,5 @@ VM_QUIET=${VM_QUIET:-1} VM_RESULTS=$res VM_LOG=$logs/integration-$kernel-console
 	tests/vm/run.sh "$kernel" "${env}twheel-run-tests '${2:-*}'"
 vmrc=$?
 
-[ -f "$res" ] && grep -E '^(not )?ok |^# ' "$res"
-passed=$(grep '^ok ' "$res" 2>/dev/null | grep -vc ' # SKIP')
-skipped=$(grep -c '^ok .* # SKIP' "$res" 2>/dev/null)
-failed=$(grep -c '^not ok ' "$res" 2>/dev/null)
-passed=${passed:-0}
-skipped=${skipped:-0}
-failed=${failed:-0}
-if [ $vmrc != 0 ] && [ "$failed" = 0 ]; then
-	echo "not ok vm/$kernel/clean_run (VM exit $vmrc; console: $logs/integration-$kernel-console.log)"
-	grep -aE '^vm: ' "$logs/integration-$kernel-console.log" 2>/dev/null | tail -n 5
-	failed=1
-fi
-if [ "$passed" = 0 ] && [ "$failed" = 0 ]; then
-	echo "not ok vm/$kernel/no_tests_ran"
-	failed=1
-fi
-echo "RESULT $passed $failed $skipped"
-[ "$failed" = 0 ]
+exec tests/vm/tap-result.sh "$res" "$vmrc" "vm/$kernel" \
+	"$logs/integration-$kernel-console.log"

@@ -56,20 +56,4 @@ VM_QUIET=${VM_QUIET:-1} VM_RESULTS=$res VM_LOG=$console \
 	VM_FILES="$bin/twstress-guest $bin/twstress-unload $bin/twstress-hold $bin/twstress-load" \
 	tests/vm/run.sh "$kernel" "twstress-guest $steps" || vmrc=$?
 
-[ ! -f "$res" ] || grep -E '^(not )?ok |^# ' "$res" || true
-passed=$(grep '^ok ' "$res" 2>/dev/null | grep -vc ' # SKIP' || true)
-skipped=$(grep -c '^ok .* # SKIP' "$res" 2>/dev/null || true)
-failed=$(grep -c '^not ok ' "$res" 2>/dev/null || true)
-passed=${passed:-0}
-skipped=${skipped:-0}
-failed=${failed:-0}
-if [ $vmrc != 0 ] && [ "$failed" = 0 ]; then
-	echo "not ok vm/$kernel/clean_run (VM exit $vmrc; console: $console)"
-	failed=1
-fi
-if [ "$passed" = 0 ] && [ "$failed" = 0 ]; then
-	echo "not ok vm/$kernel/no_tests_ran"
-	failed=1
-fi
-echo "RESULT $passed $failed $skipped"
-[ "$failed" = 0 ]
+exec tests/vm/tap-result.sh "$res" "$vmrc" "vm/$kernel" "$console"
