@@ -159,7 +159,7 @@ help:
 	@echo "  make deb                          Debian packages in build/deb/"
 	@echo ""
 	@echo "Test"
-	@echo "  make check                        every test below that CI runs (about 30 min)"
+	@echo "  make check                        every test below that CI runs (about 20 min)"
 	@echo "  make deps                         install the Debian packages needed"
 	@echo "  make kunit                        KUnit suites in the debug VM"
 	@echo "  make integration [KERNEL=debug]   integration tests in a VM"
