@@ -14,15 +14,9 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
-pass=0
-fail=0
-ok() { echo "ok make/$1"; pass=$((pass + 1)); }
-notok() { echo "not ok make/$1"; fail=$((fail + 1)); }
-check() {	# check NAME COMMAND...
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else notok "$name"; fi
-}
+TAP_PREFIX="make"
+# shellcheck source=tests/tap.sh
+. "$top/tests/tap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -32,6 +26,7 @@ check help_exit_status test $? = 0
 check help_first_line_is_title grep -q '^twheel targets' <(head -n1 "$tmp/help")
 # Every .PHONY target of the Makefile and its fragments, except the
 # internal ones (tw-*, FORCE, no-module, bench-bin-style helpers are listed).
+# shellcheck disable=SC2046  # one word per included fragment
 targets=$(cat Makefile $(sed -n 's/^-include //p' Makefile) 2>/dev/null |
 	awk '/^\.PHONY:/ { cont = 1; sub(/^\.PHONY:/, "") }
 	     cont { line = $0; cont = (line ~ /\\$/); gsub(/\\/, "", line); print line }' |
@@ -45,7 +40,7 @@ if [ -z "$missing" ]; then
 	ok help_lists_every_target
 else
 	echo "# targets missing from make help:$missing"
-	notok help_lists_every_target
+	not_ok help_lists_every_target
 fi
 
 # --- no headers for the running kernel --------------------------------
@@ -62,6 +57,7 @@ check module_without_headers_exits_2 test $? = 2
 check module_without_headers_says_why grep -q 'no module built' "$tmp/mod.err"
 
 # --- vm-run ----------------------------------------------------------
+# shellcheck disable=SC2016  # the $ are for the guest's shell
 # Several lines; single and double quotes; a $ for the guest's shell; a
 # failing command that must not end the script; then a chosen status.
 cmd='x="two words"; echo "A:$x"
@@ -81,5 +77,4 @@ VM_QUIET=1 tests/vm/run.sh stock 'false
 true' > /dev/null 2>&1
 check vm_run_exit_status_0_after_a_failure test $? = 0
 
-echo "RESULT $pass $fail 0"
-[ "$fail" = 0 ]
+finish

@@ -27,34 +27,9 @@ set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/twheel-deb.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-pass=0
-fail=0
-skip=0
-
-ok() { echo "ok packaging/$1"; pass=$((pass + 1)); }
-not_ok() {
-	echo "not ok packaging/$1"
-	shift
-	for l in "$@"; do echo "# $l"; done
-	fail=$((fail + 1))
-}
-# check NAME COMMAND...: one case, ok when COMMAND succeeds; its output
-# is shown only when it fails.
-check() {
-	local name=$1 out
-	shift
-	if out=$("$@" 2>&1); then
-		ok "$name"
-	else
-		not_ok "$name"
-		printf '%s\n' "$out" | tail -n 40 | sed 's/^/# /'
-	fi
-}
-finish() {
-	echo "RESULT $pass $fail $skip"
-	[ "$fail" = 0 ] && exit 0
-	exit 1
-}
+TAP_PREFIX=packaging
+# shellcheck source=tests/tap.sh
+. "$top/tests/tap.sh"
 
 eval "$("$top/tests/vm/kernel.sh" stock | grep -E '^(KDIR|KVER)=')"
 version=$(sed -n 's/^#define TWHEEL_VERSION[[:space:]]*"\(.*\)"/\1/p' \

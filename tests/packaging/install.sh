@@ -16,34 +16,16 @@
 # directories. Prints TAP lines "ok packaging/..." / "not ok
 # packaging/...", then "RESULT <pass> <fail> <skip>". Runs on the host (no
 # VM); needs the stock kernel's headers, pkg-config, a C compiler, depmod.
+# The case functions run through check() (tap.sh): SC2317.
+# shellcheck disable=SC2317
 set -eu
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/twheel-install.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-pass=0
-fail=0
-skip=0
-
-ok() { echo "ok packaging/$1"; pass=$((pass + 1)); }
-not_ok() {
-	echo "not ok packaging/$1"
-	shift
-	for l in "$@"; do echo "# $l"; done
-	fail=$((fail + 1))
-}
-# check NAME COMMAND...: one case, ok when COMMAND succeeds; its output
-# is shown only when it fails.
-check() {
-	local name=$1 out
-	shift
-	if out=$("$@" 2>&1); then
-		ok "$name"
-	else
-		not_ok "$name"
-		printf '%s\n' "$out" | tail -n 30 | sed 's/^/# /'
-	fi
-}
+TAP_PREFIX=packaging
+# shellcheck source=tests/tap.sh
+. "$top/tests/tap.sh"
 
 eval "$("$top/tests/vm/kernel.sh" stock | grep -E '^(KDIR|KVER)=')"
 version=$(sed -n 's/^#define TWHEEL_VERSION[[:space:]]*"\(.*\)"/\1/p' \
@@ -118,7 +100,7 @@ check_modes() {
 	done < <(installed_files "$d")
 	[ "$(readlink "$d/$2/lib/libtwheel.so")" = libtwheel.so.0 ] ||
 		{ echo "libtwheel.so does not point to libtwheel.so.0"; bad=1; }
-	return $bad
+	return "$bad"
 }
 
 check_module() {
@@ -252,5 +234,4 @@ dkms_tree_case() {
 }
 check dkms-tree dkms_tree_case
 
-echo "RESULT $pass $fail $skip"
-[ "$fail" = 0 ]
+finish

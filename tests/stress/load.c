@@ -922,6 +922,30 @@ static void __attribute__((noinline)) touch_stack(void)
 	memset((char *)pad, 0, sizeof(pad));
 }
 
+/*
+ * memcg: add @n timers due 2 s from now, at the cgroup's limit where the
+ * case has just freed room. Return: how many adds failed.
+ */
+static long long memcg_add(struct oracle *o, int fd, int n)
+{
+	long long failed = 0;
+	uint64_t id;
+	long i;
+	int64_t d;
+	int j;
+
+	for (j = 0; j < n; j++) {
+		i = slot_new(o, CLOCK_MONOTONIC, 0);
+		d = twt_mono() + 2 * TWT_S;
+		if (i >= 0 && twt_add_raw(fd, i, d, TWHEEL_ABSTIME,
+					  CLOCK_MONOTONIC, &id) == 0)
+			slot_created(o, i, id, d);
+		else
+			failed++;
+	}
+	return failed;
+}
+
 static void memcg(void)
 {
 	static struct twheel_event buf[RDBUF];
@@ -1100,15 +1124,7 @@ static void memcg(void)
 		else
 			slot_cancelled(&o, i, result);
 	}
-	for (j = 0; j < 1024; j++) {
-		i = slot_new(&o, CLOCK_MONOTONIC, 0);
-		d = twt_mono() + 2 * TWT_S;
-		if (i >= 0 && twt_add_raw(fd, i, d, TWHEEL_ABSTIME,
-					  CLOCK_MONOTONIC, &id) == 0)
-			slot_created(&o, i, id, d);
-		else
-			readd_err++;
-	}
+	readd_err += memcg_add(&o, fd, 1024);
 	/* Free by reading 4096 records (due 2 s after their add), add 1024. */
 	while (reread < 4096 && twt_mono() - t0 < 600 * TWT_S) {
 		ssize_t r = read(fd, buf, (4096 - reread) * sizeof(*buf));
@@ -1122,15 +1138,7 @@ static void memcg(void)
 			break;
 		}
 	}
-	for (j = 0; j < 1024; j++) {
-		i = slot_new(&o, CLOCK_MONOTONIC, 0);
-		d = twt_mono() + 2 * TWT_S;
-		if (i >= 0 && twt_add_raw(fd, i, d, TWHEEL_ABSTIME,
-					  CLOCK_MONOTONIC, &id) == 0)
-			slot_created(&o, i, id, d);
-		else
-			readd_err++;
-	}
+	readd_err += memcg_add(&o, fd, 1024);
 	/* Lift the limit before printing anything. */
 	CHECK_EQ(write(maxfd, "max", 3), 3);
 	close(maxfd);
