@@ -559,6 +559,7 @@ void twheel_ctx_destroy(struct twheel_ctx *ctx)
 	for (i = 0; i < TWHEEL_NR_CLOCKS; i++)
 		kvfree(ctx->bases[i]);
 	kfree(ctx->readbuf);
+	kfree(ctx->spare_ops);
 	mutex_destroy(&ctx->lock);
 	kfree(ctx);
 }

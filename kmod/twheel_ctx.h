@@ -104,6 +104,9 @@ struct twheel_base {
  * @max_timers: the most live timers allowed
  * @tick_ns: the resolution: one wheel tick in nanoseconds
  * @readbuf: for twheel_ctx_read(), used under @lock
+ * @spare_ops: a buffer of TWHEEL_SUBMIT_CHUNK operations kept for
+ *             TWHEEL_IOC_SUBMIT, or NULL; taken and given back with xchg()
+ *             and cmpxchg() (no lock), freed with the context
  * @wqh: readers and pollers wait here
  * @fire_seq: bumped by every hrtimer callback
  * @done_seq: the @fire_seq value the last complete update started from;
@@ -128,6 +131,7 @@ struct twheel_ctx {
 	u64 max_timers;
 	u64 tick_ns;
 	struct twheel_readbuf *readbuf;
+	struct twheel_op *spare_ops;
 	wait_queue_head_t wqh;
 	atomic_t fire_seq;
 	int done_seq;

@@ -13,6 +13,7 @@
 #include <linux/build_bug.h>
 #include <linux/compat.h>
 #include <linux/err.h>
+#include <linux/fault-inject-usercopy.h>
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -135,19 +136,18 @@ static int twheel_out_fault_in(void __user *uarg, size_t len)
  * struct twheel_single - a single-operation ioctl's result, to write back
  *                        under the context's lock
  * @uarg: the caller's struct
- * @karg: ours, in the ioctl's own layout
- * @len: the bytes both have
- * @fill: sets @karg's outputs from the operation's
+ * @len: its bytes that the kernel knows
+ * @put: writes the ioctl's "out" fields from the operation's outputs;
+ *       called with page faults disabled
  */
 struct twheel_single {
 	void __user *uarg;
-	void *karg;
 	size_t len;
-	void (*fill)(void *karg, const struct twheel_op *op);
+	int (*put)(void __user *uarg, const struct twheel_op *op);
 };
 
 /*
- * Called under the context's lock: copy without waiting for a page fault
+ * Called under the context's lock: write without waiting for a page fault
  * (a fault on userfaultfd or FUSE memory may never resolve). On -EFAULT
  * the operation is undone; the caller faults the page in with no lock
  * held and tries again. A failed operation writes nothing back.
@@ -155,11 +155,16 @@ struct twheel_single {
 static int twheel_single_out(void *arg, u32 i, const struct twheel_op *op)
 {
 	struct twheel_single *s = arg;
+	int ret;
 
 	if (op->error)
 		return 0;
-	s->fill(s->karg, op);
-	return copy_to_user_nofault(s->uarg, s->karg, s->len) ? -EFAULT : 0;
+	if (should_fail_usercopy())
+		return -EFAULT;
+	pagefault_disable();
+	ret = s->put(s->uarg, op);
+	pagefault_enable();
+	return ret ? -EFAULT : 0;
 }
 
 /* One operation for a single-operation ioctl. Return: its errno, or 0. */
@@ -181,9 +186,9 @@ static long twheel_single(struct twheel_ctx *ctx, const struct twheel_op *op,
 	}
 }
 
-static void twheel_fill_add(void *karg, const struct twheel_op *op)
+static int twheel_put_add(void __user *uarg, const struct twheel_op *op)
 {
-	((struct twheel_add *)karg)->id = op->id;
+	return put_user(op->id, &((struct twheel_add __user *)uarg)->id);
 }
 
 static long twheel_ioctl_add(struct twheel_ctx *ctx, void __user *uarg,
@@ -191,8 +196,8 @@ static long twheel_ioctl_add(struct twheel_ctx *ctx, void __user *uarg,
 {
 	struct twheel_add req;
 	struct twheel_single s = {
-		.uarg = uarg, .karg = &req, .len = min(usize, sizeof(req)),
-		.fill = twheel_fill_add,
+		.uarg = uarg, .len = min(usize, sizeof(req)),
+		.put = twheel_put_add,
 	};
 	struct twheel_op op = { .op = TWHEEL_OP_ADD };
 	int ret;
@@ -209,9 +214,10 @@ static long twheel_ioctl_add(struct twheel_ctx *ctx, void __user *uarg,
 	return twheel_single(ctx, &op, &s);
 }
 
-static void twheel_fill_modify(void *karg, const struct twheel_op *op)
+static int twheel_put_modify(void __user *uarg, const struct twheel_op *op)
 {
-	((struct twheel_modify *)karg)->result = op->result;
+	return put_user(op->result,
+			&((struct twheel_modify __user *)uarg)->result);
 }
 
 static long twheel_ioctl_modify(struct twheel_ctx *ctx, void __user *uarg,
@@ -219,8 +225,8 @@ static long twheel_ioctl_modify(struct twheel_ctx *ctx, void __user *uarg,
 {
 	struct twheel_modify req;
 	struct twheel_single s = {
-		.uarg = uarg, .karg = &req, .len = min(usize, sizeof(req)),
-		.fill = twheel_fill_modify,
+		.uarg = uarg, .len = min(usize, sizeof(req)),
+		.put = twheel_put_modify,
 	};
 	struct twheel_op op = { .op = TWHEEL_OP_MODIFY };
 	int ret;
@@ -237,9 +243,10 @@ static long twheel_ioctl_modify(struct twheel_ctx *ctx, void __user *uarg,
 	return twheel_single(ctx, &op, &s);
 }
 
-static void twheel_fill_cancel(void *karg, const struct twheel_op *op)
+static int twheel_put_cancel(void __user *uarg, const struct twheel_op *op)
 {
-	((struct twheel_cancel *)karg)->result = op->result;
+	return put_user(op->result,
+			&((struct twheel_cancel __user *)uarg)->result);
 }
 
 static long twheel_ioctl_cancel(struct twheel_ctx *ctx, void __user *uarg,
@@ -247,8 +254,8 @@ static long twheel_ioctl_cancel(struct twheel_ctx *ctx, void __user *uarg,
 {
 	struct twheel_cancel req;
 	struct twheel_single s = {
-		.uarg = uarg, .karg = &req, .len = min(usize, sizeof(req)),
-		.fill = twheel_fill_cancel,
+		.uarg = uarg, .len = min(usize, sizeof(req)),
+		.put = twheel_put_cancel,
 	};
 	struct twheel_op op = { .op = TWHEEL_OP_CANCEL };
 	int ret;
@@ -263,18 +270,21 @@ static long twheel_ioctl_cancel(struct twheel_ctx *ctx, void __user *uarg,
 	return twheel_single(ctx, &op, &s);
 }
 
-static void twheel_fill_query(void *karg, const struct twheel_op *op)
+static int twheel_put_query(void __user *uarg, const struct twheel_op *op)
 {
-	struct twheel_status *st = &((struct twheel_query *)karg)->status;
+	struct twheel_status st = {
+		.id = op->id,
+		.cookie = op->cookie,
+		.deadline_ns = op->expires_ns,
+		.period_ns = op->period_ns,
+		.count = op->count,
+		.remaining_ns = op->remaining_ns,
+		.clock = op->clock,
+		.state = op->result,
+	};
 
-	st->id = op->id;
-	st->cookie = op->cookie;
-	st->deadline_ns = op->expires_ns;
-	st->period_ns = op->period_ns;
-	st->count = op->count;
-	st->remaining_ns = op->remaining_ns;
-	st->clock = op->clock;
-	st->state = op->result;
+	return copy_to_user_nofault(&((struct twheel_query __user *)uarg)->status,
+				    &st, sizeof(st));
 }
 
 static long twheel_ioctl_query(struct twheel_ctx *ctx, void __user *uarg,
@@ -282,8 +292,8 @@ static long twheel_ioctl_query(struct twheel_ctx *ctx, void __user *uarg,
 {
 	struct twheel_query req;
 	struct twheel_single s = {
-		.uarg = uarg, .karg = &req, .len = min(usize, sizeof(req)),
-		.fill = twheel_fill_query,
+		.uarg = uarg, .len = min(usize, sizeof(req)),
+		.put = twheel_put_query,
 	};
 	struct twheel_op op = { .op = TWHEEL_OP_QUERY };
 	int ret;
@@ -298,6 +308,90 @@ static long twheel_ioctl_query(struct twheel_ctx *ctx, void __user *uarg,
 	return twheel_single(ctx, &op, &s);
 }
 
+/*
+ * Arrays of operations and records are read and written field by field: a
+ * few word loads and stores cost less than a byte-string copy of each
+ * whole struct, and the kernel side needs no bounds check at run time.
+ * Where the caller's array is misaligned and the architecture cannot
+ * access it so, whole structs are copied instead. Like the copy routines,
+ * these accesses honour fail_usercopy fault injection.
+ */
+static bool twheel_by_field(const void __user *p)
+{
+	return IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS) ||
+	       IS_ALIGNED((unsigned long)p, sizeof(u64));
+}
+
+/*
+ * Read @n operations, their outputs cleared. Return: how many were read
+ * whole.
+ */
+static u32 twheel_ops_read(struct twheel_op *ops,
+			   const struct twheel_op __user *uops, u32 n)
+{
+	size_t left;
+	u32 i = 0;
+
+	if (!twheel_by_field(uops)) {
+		left = copy_from_user(ops, uops, n * sizeof(*ops));
+		return n - DIV_ROUND_UP(left, sizeof(*ops));
+	}
+	if (should_fail_usercopy() ||
+	    !user_access_begin(uops, n * sizeof(*uops)))
+		return 0;
+	for (; i < n; i++) {
+		const struct twheel_op __user *u = &uops[i];
+		struct twheel_op *op = &ops[i];
+
+		unsafe_get_user(op->op, &u->op, fault);
+		unsafe_get_user(op->flags, &u->flags, fault);
+		unsafe_get_user(op->id, &u->id, fault);
+		unsafe_get_user(op->cookie, &u->cookie, fault);
+		unsafe_get_user(op->expires_ns, &u->expires_ns, fault);
+		unsafe_get_user(op->period_ns, &u->period_ns, fault);
+		unsafe_get_user(op->clock, &u->clock, fault);
+		unsafe_get_user(op->__reserved, &u->__reserved, fault);
+		op->error = 0;
+		op->result = 0;
+		op->count = 0;
+		op->remaining_ns = 0;
+	}
+fault:
+	user_access_end();
+	return i;
+}
+
+/*
+ * Write the outputs of @op (see struct twheel_op) into @u, whose other
+ * fields keep what the caller gave. Called under the context's lock, with
+ * page faults disabled. Return: 0, or -EFAULT.
+ */
+static int twheel_op_write(struct twheel_op __user *u,
+			   const struct twheel_op *op)
+{
+	if (!twheel_by_field(u))
+		return copy_to_user_nofault(u, op, sizeof(*op)) ? -EFAULT : 0;
+	if (should_fail_usercopy() || !user_access_begin(u, sizeof(*u)))
+		return -EFAULT;
+	if (op->op == TWHEEL_OP_ADD)
+		unsafe_put_user(op->id, &u->id, fault);
+	if (op->op == TWHEEL_OP_QUERY) {
+		unsafe_put_user(op->cookie, &u->cookie, fault);
+		unsafe_put_user(op->expires_ns, &u->expires_ns, fault);
+		unsafe_put_user(op->period_ns, &u->period_ns, fault);
+		unsafe_put_user(op->clock, &u->clock, fault);
+	}
+	unsafe_put_user(op->error, &u->error, fault);
+	unsafe_put_user(op->result, &u->result, fault);
+	unsafe_put_user(op->count, &u->count, fault);
+	unsafe_put_user(op->remaining_ns, &u->remaining_ns, fault);
+	user_access_end();
+	return 0;
+fault:
+	user_access_end();
+	return -EFAULT;
+}
+
 /**
  * struct twheel_batch - where TWHEEL_IOC_SUBMIT writes results back
  * @uops: the caller's operation array, from the first of this chunk
@@ -310,8 +404,12 @@ struct twheel_batch {
 static int twheel_batch_out(void *arg, u32 i, const struct twheel_op *op)
 {
 	struct twheel_batch *b = arg;
+	int ret;
 
-	return copy_to_user_nofault(&b->uops[i], op, sizeof(*op)) ? -EFAULT : 0;
+	pagefault_disable();
+	ret = twheel_op_write(&b->uops[i], op);
+	pagefault_enable();
+	return ret;
 }
 
 static long twheel_ioctl_submit(struct twheel_ctx *ctx, void __user *uarg,
@@ -320,10 +418,9 @@ static long twheel_ioctl_submit(struct twheel_ctx *ctx, void __user *uarg,
 	const size_t size = sizeof(struct twheel_op);
 	struct twheel_op __user *uops;
 	struct twheel_submit sub;
-	u32 done = 0, have = 0, n, k;
+	u32 done = 0, have = 0, k;
 	struct twheel_batch b;
 	struct twheel_op *ops;
-	size_t left;
 	int ret;
 
 	ret = twheel_copy_in(&sub, sizeof(sub), uarg, usize,
@@ -337,10 +434,13 @@ static long twheel_ioctl_submit(struct twheel_ctx *ctx, void __user *uarg,
 	if (!sub.nr)
 		return 0;
 	uops = u64_to_user_ptr(sub.ops);
-	ops = kmalloc_array(min_t(u32, sub.nr, TWHEEL_SUBMIT_CHUNK), size,
-			    TWHEEL_GFP);
-	if (!ops)
-		return -ENOMEM;
+	/* The fd's spare buffer, unless another call has it. */
+	ops = xchg(&ctx->spare_ops, NULL);
+	if (!ops) {
+		ops = kmalloc_array(TWHEEL_SUBMIT_CHUNK, size, TWHEEL_GFP);
+		if (!ops)
+			return -ENOMEM;
+	}
 	/*
 	 * ops[0..have) are the operations from uops[done] on, read and not
 	 * done yet. One whose result could not be written is kept here, its
@@ -349,10 +449,10 @@ static long twheel_ioctl_submit(struct twheel_ctx *ctx, void __user *uarg,
 	 */
 	while (done < sub.nr) {
 		if (!have) {
-			n = min_t(u32, sub.nr - done, TWHEEL_SUBMIT_CHUNK);
 			/* Whole operations only: stop before one not read. */
-			left = copy_from_user(ops, &uops[done], n * size);
-			have = n - DIV_ROUND_UP(left, size);
+			have = twheel_ops_read(ops, &uops[done],
+					       min_t(u32, sub.nr - done,
+						     TWHEEL_SUBMIT_CHUNK));
 			if (!have)
 				break;
 		}
@@ -369,7 +469,9 @@ static long twheel_ioctl_submit(struct twheel_ctx *ctx, void __user *uarg,
 		if (fatal_signal_pending(current))
 			break;
 	}
-	kfree(ops);
+	/* Kept for the next call, unless another was kept meanwhile. */
+	if (cmpxchg(&ctx->spare_ops, NULL, ops))
+		kfree(ops);
 	return done ? done : -EFAULT;
 }
 
@@ -441,9 +543,15 @@ static long twheel_ioctl_config(struct twheel_ctx *ctx, void __user *uarg,
 static int twheel_advance_out(void *arg, s64 now_ns)
 {
 	struct twheel_single *s = arg;
+	struct twheel_advance __user *uarg = s->uarg;
+	int ret;
 
-	((struct twheel_advance *)s->karg)->now_ns = now_ns;
-	return copy_to_user_nofault(s->uarg, s->karg, s->len) ? -EFAULT : 0;
+	if (should_fail_usercopy())
+		return -EFAULT;
+	pagefault_disable();
+	ret = put_user(now_ns, &uarg->now_ns);
+	pagefault_enable();
+	return ret ? -EFAULT : 0;
 }
 
 static long twheel_ioctl_advance(struct twheel_ctx *ctx, void __user *uarg,
@@ -451,7 +559,7 @@ static long twheel_ioctl_advance(struct twheel_ctx *ctx, void __user *uarg,
 {
 	struct twheel_advance req;
 	struct twheel_single s = {
-		.uarg = uarg, .karg = &req, .len = min(usize, sizeof(req)),
+		.uarg = uarg, .len = min(usize, sizeof(req)),
 	};
 	int ret;
 
@@ -561,19 +669,36 @@ static long twheel_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
  */
 static int twheel_emit(void *arg, const struct twheel_event *ev, u32 n)
 {
-	const size_t size = sizeof(*ev);
-	char __user **buf = arg;
-	u32 i;
+	struct twheel_event __user **pos = arg;
+	struct twheel_event __user *u = *pos;
+	u32 i = 0;
 
-	if (!copy_to_user_nofault(*buf, ev, n * size)) {
-		*buf += n * size;
-		return n;
+	if (!twheel_by_field(u)) {
+		for (; i < n; i++, u++)
+			if (copy_to_user_nofault(u, &ev[i], sizeof(*u)))
+				break;
+		goto out;
 	}
-	for (i = 0; i < n; i++) {
-		if (copy_to_user_nofault(*buf, &ev[i], size))
-			break;
-		*buf += size;
+	if (should_fail_usercopy())
+		return -EFAULT;
+	pagefault_disable();
+	if (!user_access_begin(u, n * sizeof(*u))) {
+		pagefault_enable();
+		return -EFAULT;
 	}
+	for (; i < n; i++, u++) {
+		unsafe_put_user(ev[i].id, &u->id, fault);
+		unsafe_put_user(ev[i].cookie, &u->cookie, fault);
+		unsafe_put_user(ev[i].time_ns, &u->time_ns, fault);
+		unsafe_put_user(ev[i].count, &u->count, fault);
+		unsafe_put_user(ev[i].clock, &u->clock, fault);
+		unsafe_put_user(ev[i].flags, &u->flags, fault);
+	}
+fault:
+	user_access_end();
+	pagefault_enable();
+out:
+	*pos = u;
 	return i ? i : -EFAULT;
 }
 
@@ -582,8 +707,8 @@ static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,
 {
 	const size_t size = sizeof(struct twheel_event);
 	struct twheel_ctx *ctx = file->private_data;
+	struct twheel_event __user *pos = (struct twheel_event __user *)buf;
 	u64 want = count / size, done = 0;
-	char __user *pos = buf;
 	long n;
 	int ret;
 
@@ -604,7 +729,7 @@ static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,
 			 * lock held (this may wait long: userfaultfd, FUSE),
 			 * then try again.
 			 */
-			if (!fault_in_writeable(pos, size))
+			if (!fault_in_writeable((char __user *)pos, size))
 				continue;
 			if (done)
 				break;

@@ -3,9 +3,9 @@
  * batch: TWHEEL_IOC_SUBMIT. A bad struct twheel_submit (nr above
  * TWHEEL_MAX_BATCH, op_size, flags, reserved) is EINVAL with nothing done;
  * nr 0 does nothing; operations run in array order, each one failing
- * alone with the errno its single ioctl gives; every field is written
- * back as documented (inputs as given, outputs not produced 0, only error
- * on error); the return value counts the operations done; a fault (an
+ * alone with the errno its single ioctl gives; the outputs are written
+ * back as documented (outputs not produced 0, only error on error) and
+ * every other field keeps the value given; the return value counts the operations done; a fault (an
  * entry that cannot be read, or written back) stops the batch before that
  * entry with everything before it done and nothing lost. Exact results on
  * the manual clock.
@@ -872,8 +872,9 @@ static void ignored_inputs(void)
 }
 
 /*
- * "On output every field is written: inputs as given, outputs the
- * operation does not produce as 0". A field that is an input of some
+ * "On output the operation's outputs are written ..., and @error,
+ * @result, @count and @remaining_ns as 0 where the operation does not
+ * produce them; every other field keeps the value given". A field that is an input of some
  * operation but not taken by this one (a CANCEL's cookie, a MODIFY's
  * clock, or its cookie without TWHEEL_SET_COOKIE) comes back as given;
  * the output-only fields it does not produce come back 0.
@@ -921,6 +922,63 @@ static void fields_not_taken_kept(void)
 	close(fd);
 }
 
+/*
+ * An operation array, and a read buffer, at an odd address: C gives no
+ * such struct, but the kernel takes any address; the results are the
+ * same, field for field, as with an aligned array.
+ */
+static void misaligned_array(void)
+{
+	enum { N = 5 };
+	int fd = batch_open();
+	struct twheel_op in[N], out[N];
+	struct twheel_event ev[2];
+	unsigned char *raw = malloc(sizeof(in) + 8);
+	unsigned char *rbuf = malloc(sizeof(ev) + 8);
+	uint64_t a;
+	ssize_t r;
+
+	CHECK(raw && rbuf);
+	a = twt_add(fd, 7, 3 * TWT_MS, 0, CLOCK_MONOTONIC);
+	in[0] = batch_add_op(21, 0, 0, 0, CLOCK_MONOTONIC);	/* queued now */
+	in[1] = batch_add_op(22, 5 * TWT_MS, 0, 0, 12345);	/* EINVAL */
+	in[2] = batch_id_op(TWHEEL_OP_QUERY, a);
+	in[3] = batch_modify_op(a, 9, 0, 0, TWHEEL_SET_COOKIE);	/* due now */
+	in[4] = batch_id_op(TWHEEL_OP_CANCEL, a + 1000);	/* ENOENT */
+	in[2].cookie = 77;	/* an output of QUERY: overwritten */
+	memcpy(raw + 1, in, sizeof(in));
+	CHECK_EQ(twt_submit_raw(fd, (struct twheel_op *)(raw + 1), N), N);
+	memcpy(out, raw + 1, sizeof(out));
+	CHECK_ADD_DONE(out[0], in[0]);
+	CHECK_EQ(out[1].error, -EINVAL);
+	CHECK_EQ(out[1].id, 0);
+	CHECK_EQ(out[1].cookie, 22);
+	CHECK_EQ(out[2].error, 0);
+	CHECK_EQ(out[2].cookie, 7);
+	CHECK_EQ(out[2].clock, CLOCK_MONOTONIC);
+	CHECK_EQ(out[2].expires_ns, 3 * TWT_MS);
+	CHECK_EQ(out[2].result, TWHEEL_STATE_PENDING);
+	CHECK_EQ(out[2].remaining_ns, 3 * TWT_MS);
+	CHECK_EQ(out[3].error, 0);
+	CHECK_EQ(out[3].result, TWHEEL_STATE_PENDING);
+	CHECK_EQ(out[4].error, -ENOENT);
+	/* Both records, oldest first, into an odd address too. */
+	r = read(fd, rbuf + 3, sizeof(ev));
+	CHECK_EQ(r, (ssize_t)sizeof(ev));
+	memcpy(ev, rbuf + 3, sizeof(ev));
+	CHECK_EQ(ev[0].id, out[0].id);
+	CHECK_EQ(ev[0].cookie, 21);
+	CHECK_EQ(ev[0].count, 1);
+	CHECK_EQ(ev[0].clock, CLOCK_MONOTONIC);
+	CHECK_EQ(ev[0].flags, 0);
+	CHECK_EQ(ev[1].id, a);
+	CHECK_EQ(ev[1].cookie, 9);
+	CHECK_EQ(twt_timers(fd), 0);
+	free(raw);
+	free(rbuf);
+	close(fd);
+}
+
 TWT_MAIN("batch",
 	 TWT_CASE(sizes_and_info),
 	 TWT_CASE(nr_zero),
@@ -936,4 +994,5 @@ TWT_MAIN("batch",
 	 TWT_CASE(fault_readonly_writeback),
 	 TWT_CASE(fault_first_entry),
 	 TWT_CASE(ignored_inputs),
-	 TWT_CASE(fields_not_taken_kept))
+	 TWT_CASE(fields_not_taken_kept),
+	 TWT_CASE(misaligned_array))

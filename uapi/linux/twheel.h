@@ -45,11 +45,13 @@
  * its first published size (the 40 bytes of version 1 for TWHEEL_IOC_INFO,
  * the version 2 size for the others), zero-extending it (smaller than
  * that: EINVAL), and a larger (newer) one whose extra bytes are all zero
- * (else E2BIG); it writes back as many bytes as the caller's struct has, zeroing
- * any bytes it does not know. For an output-only struct (TWHEEL_IOC_INFO)
- * the input bytes are not read at all. Every field marked "in" is checked:
- * unknown flags, clocks or operations, and non-zero reserved fields, are
- * EINVAL. Fields marked "out" are ignored on input and always written.
+ * (else E2BIG), whose extra bytes it keeps zero. For an output-only struct
+ * (TWHEEL_IOC_INFO) the input bytes are not read at all. Every field
+ * marked "in" is checked: unknown flags, clocks or operations, and
+ * non-zero reserved fields, are EINVAL. Fields marked "out" are ignored on
+ * input and written when the call succeeds; a failed call leaves the
+ * struct as given. Fields marked only "in" may be written back with the
+ * value they were read with, or not written at all.
  *
  * Errors common to all ioctls: ENOTTY for an unknown command, EFAULT for
  * an argument that cannot be read or written (nothing is changed then).
@@ -302,10 +304,10 @@ struct twheel_list {
  * @remaining_ns: out: QUERY
  *
  * Each operation behaves exactly as its single ioctl. Fields an operation
- * does not take as input are ignored on input. On output every field is
- * written: the operation's outputs (on error, all of them but @error are
- * 0); @error, @result, @count and @remaining_ns as 0 where the operation
- * does not produce them; every other field as given.
+ * does not take as input are ignored on input. On output the operation's
+ * outputs are written (on error, all of them but @error as 0), and @error,
+ * @result, @count and @remaining_ns as 0 where the operation does not
+ * produce them; every other field keeps the value given.
  */
 struct twheel_op {
 	__u32 op;
