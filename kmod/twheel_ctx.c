@@ -601,7 +601,10 @@ static void twheel_timer_unlink(struct twheel_ctx *ctx, struct twheel_timer *t)
 	}
 }
 
-/* Caller holds the lock. Take @t out of the wheel or the queue, and free it. */
+/*
+ * Caller holds the lock. Take @t out of the wheel or the queue and forget
+ * it; the caller frees it.
+ */
 static void twheel_timer_cancel(struct twheel_ctx *ctx, struct twheel_timer *t)
 {
 	struct twheel_base *base = twheel_ctx_base_of(ctx,
@@ -615,7 +618,7 @@ static void twheel_timer_cancel(struct twheel_ctx *ctx, struct twheel_timer *t)
 	/* Keep an idle fd free of wake-ups. */
 	if (pending && twheel_wheel_empty(&base->wheel))
 		twheel_base_arm(base);
-	twheel_timer_free(ctx, t);
+	twheel_timer_forget(ctx, t);
 }
 
 /* The opener's namespace offset of @clock; none on a manual clock. */
@@ -791,6 +794,28 @@ static void twheel_timer_status(struct twheel_ctx *ctx, struct twheel_timer *t,
 	}
 }
 
+/**
+ * struct twheel_mem - the memory of one operation of a batch
+ * @obj: allocated before the lock is taken: a timer for TWHEEL_OP_ADD, a
+ *       large one for an operation with a period; after the operation,
+ *       NULL, or memory to free once the lock is dropped (unused, or a
+ *       timer the operation took out)
+ * @big: @obj is (to be) a struct twheel_ptimer
+ */
+struct twheel_mem {
+	void *obj;
+	bool big;
+};
+
+/* Caller holds the lock. Leave @t, forgotten, in @m to be freed. */
+static void twheel_mem_keep(struct twheel_mem *m, struct twheel_timer *t)
+{
+	struct twheel_ptimer *pt = twheel_ptimer(t);
+
+	m->big = !!pt;
+	m->obj = pt ? (void *)pt : t;
+}
+
 /* Caller holds the lock. TWHEEL_OP_ADD; @obj is the new timer's memory. */
 static int twheel_op_add(struct twheel_ctx *ctx, struct twheel_op *op,
 			 void **obj, struct twheel_timer **created)
@@ -862,8 +887,9 @@ static int twheel_op_modify_check(struct twheel_ctx *ctx,
 
 /* Caller holds the lock. TWHEEL_OP_MODIFY once checked: cannot fail. */
 static void twheel_op_modify_apply(struct twheel_ctx *ctx,
-				   const struct twheel_op *op, void **obj,
-				   struct twheel_timer *t, s64 now_ns)
+				   const struct twheel_op *op,
+				   struct twheel_mem *m, struct twheel_timer *t,
+				   s64 now_ns)
 {
 	u32 clock = twheel_timer_clock(t);
 	struct twheel_base *base;
@@ -873,12 +899,13 @@ static void twheel_op_modify_apply(struct twheel_ctx *ctx,
 	twheel_timer_unlink(ctx, t);
 	if (op->period_ns && !twheel_ptimer(t)) {
 		/* It becomes periodic: move it into a larger object. */
-		pt = *obj;
-		*obj = NULL;
+		pt = m->obj;
 		pt->t.word = t->word | TWHEEL_TIMER_BIG;
 		pt->t.cookie = t->cookie;
 		twheel_ids_replace(&ctx->ids, twheel_timer_id(t), &pt->t);
-		kmem_cache_free(twheel_timer_cache, t);
+		/* The small one is freed in place of the unused large one. */
+		m->obj = t;
+		m->big = false;
 		t = &pt->t;
 	}
 	pt = twheel_ptimer(t);
@@ -901,6 +928,27 @@ static void twheel_op_modify_apply(struct twheel_ctx *ctx,
 	base = twheel_ctx_base_of(ctx, clock);
 	if (twheel_wheel_empty(&base->wheel))
 		twheel_base_arm(base);
+}
+
+/*
+ * Caller holds the lock. TWHEEL_OP_QUERY's outputs. Apart from the other
+ * operations: its struct twheel_status would otherwise be set up (zeroed
+ * with CONFIG_INIT_STACK_ALL_ZERO) for every operation of a batch.
+ */
+static noinline void twheel_op_query(struct twheel_ctx *ctx,
+				     struct twheel_op *op,
+				     struct twheel_timer *t)
+{
+	struct twheel_status st;
+
+	twheel_timer_status(ctx, t, &st);
+	op->cookie = st.cookie;
+	op->expires_ns = st.deadline_ns;
+	op->period_ns = st.period_ns;
+	op->clock = st.clock;
+	op->result = st.state;
+	op->count = st.count;
+	op->remaining_ns = st.remaining_ns;
 }
 
 /* The outputs of @op zeroed, as before it is done or when it fails. */
@@ -929,12 +977,11 @@ static void twheel_op_clear(struct twheel_op *op)
  * what @out returned (nothing changed).
  */
 static int twheel_ctx_op(struct twheel_ctx *ctx, struct twheel_op *op,
-			 void **obj, u32 i,
+			 struct twheel_mem *m, u32 i,
 			 int (*out)(void *arg, u32 i, const struct twheel_op *op),
 			 void *arg)
 {
 	struct twheel_timer *t = NULL;
-	struct twheel_status st;
 	s64 now_ns = 0;
 	int ret = -EINVAL;
 
@@ -943,23 +990,24 @@ static int twheel_ctx_op(struct twheel_ctx *ctx, struct twheel_op *op,
 		goto failed;
 	switch (op->op) {
 	case TWHEEL_OP_ADD:
-		ret = twheel_op_add(ctx, op, obj, &t);
+		ret = twheel_op_add(ctx, op, &m->obj, &t);
 		if (ret)
 			break;
 		ret = out(arg, i, op);
 		if (ret) {
 			twheel_timer_cancel(ctx, t);
+			twheel_mem_keep(m, t);
 			return ret;
 		}
 		ctx->used = true;
 		return 0;
 	case TWHEEL_OP_MODIFY:
-		ret = twheel_op_modify_check(ctx, op, *obj, &t, &now_ns);
+		ret = twheel_op_modify_check(ctx, op, m->obj, &t, &now_ns);
 		if (ret)
 			break;
 		ret = out(arg, i, op);
 		if (!ret)
-			twheel_op_modify_apply(ctx, op, obj, t, now_ns);
+			twheel_op_modify_apply(ctx, op, m, t, now_ns);
 		return ret;
 	case TWHEEL_OP_CANCEL:
 		if (op->flags)
@@ -971,8 +1019,10 @@ static int twheel_ctx_op(struct twheel_ctx *ctx, struct twheel_op *op,
 		op->result = twheel_timer_queued(t) ? TWHEEL_STATE_QUEUED :
 						      TWHEEL_STATE_PENDING;
 		ret = out(arg, i, op);
-		if (!ret)
+		if (!ret) {
 			twheel_timer_cancel(ctx, t);
+			twheel_mem_keep(m, t);
+		}
 		return ret;
 	case TWHEEL_OP_QUERY:
 		if (op->flags)
@@ -981,14 +1031,7 @@ static int twheel_ctx_op(struct twheel_ctx *ctx, struct twheel_op *op,
 		ret = -ENOENT;
 		if (!t)
 			break;
-		twheel_timer_status(ctx, t, &st);
-		op->cookie = st.cookie;
-		op->expires_ns = st.deadline_ns;
-		op->period_ns = st.period_ns;
-		op->clock = st.clock;
-		op->result = st.state;
-		op->count = st.count;
-		op->remaining_ns = st.remaining_ns;
+		twheel_op_query(ctx, op, t);
 		return out(arg, i, op);
 	}
 	if (ret == -EAGAIN)
@@ -999,27 +1042,53 @@ failed:
 	return out(arg, i, op);
 }
 
-/* The memory an operation may need, allocated before the lock is taken. */
-static void *twheel_op_alloc(const struct twheel_op *op)
+/*
+ * The memory @nr operations may need, allocated before the lock is taken:
+ * the small timers in one bulk allocation (one memory cgroup charge, one
+ * pass over the slab's free list), each alone if that fails.
+ */
+static void twheel_mem_alloc(struct twheel_mem *mem,
+			     const struct twheel_op *ops, u32 nr)
 {
+	void *small[TWHEEL_SUBMIT_CHUNK] __uninitialized;
 	const gfp_t gfp = TWHEEL_GFP;
+	u32 i, n = 0;
+	bool bulk;
 
-	if (op->op == TWHEEL_OP_ADD && !op->period_ns)
-		return kmem_cache_alloc(twheel_timer_cache, gfp);
-	if ((op->op == TWHEEL_OP_ADD || op->op == TWHEEL_OP_MODIFY) &&
-	    op->period_ns)
-		return kmem_cache_alloc(twheel_ptimer_cache, gfp);
-	return NULL;
+	for (i = 0; i < nr; i++) {
+		mem[i].obj = NULL;
+		mem[i].big = ops[i].period_ns &&
+			     (ops[i].op == TWHEEL_OP_ADD ||
+			      ops[i].op == TWHEEL_OP_MODIFY);
+		n += ops[i].op == TWHEEL_OP_ADD && !mem[i].big;
+	}
+	bulk = n > 1 &&
+	       kmem_cache_alloc_bulk(twheel_timer_cache, gfp, n, small) == n;
+	for (i = 0; i < nr; i++) {
+		if (mem[i].big)
+			mem[i].obj = kmem_cache_alloc(twheel_ptimer_cache, gfp);
+		else if (ops[i].op == TWHEEL_OP_ADD)
+			mem[i].obj = bulk ? small[--n] :
+				     kmem_cache_alloc(twheel_timer_cache, gfp);
+	}
 }
 
-static void twheel_op_free(const struct twheel_op *op, void *obj)
+/* Free what @nr operations left, the small timers in one bulk free. */
+static void twheel_mem_free(struct twheel_mem *mem, u32 nr)
 {
-	if (!obj)
-		return;
-	if (op->period_ns)
-		kmem_cache_free(twheel_ptimer_cache, obj);
-	else
-		kmem_cache_free(twheel_timer_cache, obj);
+	void *small[TWHEEL_SUBMIT_CHUNK] __uninitialized;
+	u32 i, n = 0;
+
+	for (i = 0; i < nr; i++) {
+		if (!mem[i].obj)
+			continue;
+		if (mem[i].big)
+			kmem_cache_free(twheel_ptimer_cache, mem[i].obj);
+		else
+			small[n++] = mem[i].obj;
+	}
+	if (n)
+		kmem_cache_free_bulk(twheel_timer_cache, n, small);
 }
 
 /**
@@ -1045,17 +1114,17 @@ u32 twheel_ctx_submit(struct twheel_ctx *ctx, struct twheel_op *ops, u32 nr,
 		      int (*out)(void *arg, u32 i, const struct twheel_op *op),
 		      void *arg, int *err)
 {
-	void *obj[TWHEEL_SUBMIT_CHUNK];
+	/* Set up by twheel_mem_alloc() (no zeroing of the whole array). */
+	struct twheel_mem mem[TWHEEL_SUBMIT_CHUNK] __uninitialized;
 	u32 i;
 	int ret;
 
 	if (WARN_ON_ONCE(nr > TWHEEL_SUBMIT_CHUNK))
 		nr = TWHEEL_SUBMIT_CHUNK;
-	for (i = 0; i < nr; i++)
-		obj[i] = twheel_op_alloc(&ops[i]);
+	twheel_mem_alloc(mem, ops, nr);
 	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
 	for (i = 0; i < nr; ) {
-		ret = twheel_ctx_op(ctx, &ops[i], &obj[i], i, out, arg);
+		ret = twheel_ctx_op(ctx, &ops[i], &mem[i], i, out, arg);
 		if (ret == -EAGAIN) {
 			twheel_ctx_unlock(ctx);
 			cond_resched();
@@ -1069,10 +1138,8 @@ u32 twheel_ctx_submit(struct twheel_ctx *ctx, struct twheel_op *ops, u32 nr,
 		i++;
 	}
 	twheel_ctx_unlock(ctx);
-	ret = i;
-	for (i = 0; i < nr; i++)
-		twheel_op_free(&ops[i], obj[i]);
-	return ret;
+	twheel_mem_free(mem, nr);
+	return i;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_submit);
 
