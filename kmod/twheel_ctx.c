@@ -1284,9 +1284,10 @@ static void twheel_ctx_record(struct twheel_ctx *ctx, struct twheel_timer *t,
 }
 
 /*
- * Caller holds the lock. Drop the oldest record, @ev, of @t: free a
- * one-shot timer (a small one is left in @bulk[*@nbulk] for the caller to
- * free with the others); put a periodic one back for its next deadline.
+ * Caller holds the lock and has taken @t's record, @ev, off the queue
+ * (with the others it took). Free a one-shot timer (a small one is left
+ * in @bulk[*@nbulk] for the caller to free with the others); put a
+ * periodic one back for its next deadline.
  */
 static void twheel_ctx_consume(struct twheel_ctx *ctx, struct twheel_timer *t,
 			       const struct twheel_event *ev, const s64 *now,
@@ -1294,7 +1295,7 @@ static void twheel_ctx_consume(struct twheel_ctx *ctx, struct twheel_timer *t,
 {
 	struct twheel_ptimer *pt = twheel_ptimer(t);
 
-	twheel_timer_unlink(ctx, t);
+	t->word &= ~TWHEEL_TIMER_QUEUED;
 	if (!pt || !pt->period_ns) {
 		if (pt) {
 			twheel_timer_free(ctx, t);
@@ -1335,8 +1336,9 @@ long twheel_ctx_read(struct twheel_ctx *ctx, u64 max,
 		     void *arg)
 {
 	struct twheel_readbuf *rb = ctx->readbuf;
+	struct twheel_timer *t, *next;
 	s64 now[TWHEEL_NR_CLOCKS];
-	struct twheel_timer *t;
+	struct list_head taken;
 	u32 k, i, nbulk = 0;
 	u8 valid = 0;
 	u64 n = 0;
@@ -1356,12 +1358,17 @@ long twheel_ctx_read(struct twheel_ctx *ctx, u64 max,
 		ret = emit(arg, rb->ev, k);
 		if (ret <= 0)
 			break;
-		for (i = 0; i < ret; i++) {
-			t = list_first_entry(&ctx->ready, struct twheel_timer,
-					     rec.link);
-			twheel_ctx_consume(ctx, t, &rb->ev[i], now, rb->bulk,
+		/* The records taken leave the queue in one cut. */
+		t = list_first_entry(&ctx->ready, struct twheel_timer,
+				     rec.link);
+		for (i = 1; i < ret; i++)
+			t = list_next_entry(t, rec.link);
+		list_cut_position(&taken, &ctx->ready, &t->rec.link);
+		WRITE_ONCE(ctx->nr_queued, ctx->nr_queued - ret);
+		i = 0;
+		list_for_each_entry_safe(t, next, &taken, rec.link)
+			twheel_ctx_consume(ctx, t, &rb->ev[i++], now, rb->bulk,
 					   &nbulk);
-		}
 		n += ret;
 		if (nbulk) {
 			kmem_cache_free_bulk(twheel_timer_cache, nbulk,

@@ -292,6 +292,33 @@ bool twheel_wheel_holds(const struct twheel_wheel *w, u64 expires)
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_holds);
 
+/*
+ * Hand back the run of entries at the head of @from that are due (all of
+ * them with @all, else those whose deadline is the clock), at most
+ * *@budget: one cut and one splice, whatever the run's length.
+ * Return: the number handed back.
+ */
+static u64 twheel_hand_back(struct twheel_wheel *w, struct list_head *from,
+			    bool all, struct list_head *expired, u64 *budget)
+{
+	struct twheel_entry *e, *last = NULL;
+	struct list_head run;
+	u64 n = 0;
+
+	list_for_each_entry(e, from, node) {
+		if (n == *budget || (!all && e->expires != w->clk))
+			break;
+		last = e;
+		n++;
+	}
+	if (!n)
+		return 0;
+	list_cut_position(&run, from, &last->node);
+	list_splice_tail(&run, expired);
+	*budget -= n;
+	return n;
+}
+
 /**
  * twheel_wheel_advance_some() - move the clock towards @now, handing back
  *                               what expired, within a budget
@@ -330,7 +357,7 @@ u64 twheel_wheel_advance_some(struct twheel_wheel *w, u64 now,
 {
 	struct twheel_entry *e;
 	unsigned int lvl, slot;
-	u64 handed = 0, t;
+	u64 handed = 0, t, n;
 
 	for (;;) {
 		if (!list_empty(&w->cascade)) {
@@ -342,24 +369,23 @@ u64 twheel_wheel_advance_some(struct twheel_wheel *w, u64 now,
 			 */
 			if (!*budget)
 				break;
+			n = twheel_hand_back(w, &w->cascade, false, expired,
+					     budget);
+			handed += n;
+			if (n)
+				continue;
 			(*budget)--;
 			e = list_first_entry(&w->cascade, struct twheel_entry,
 					     node);
 			list_del(&e->node);
-			if (e->expires == w->clk) {
-				list_add_tail(&e->node, expired);
-				handed++;
-			} else {
-				twheel_place(w, e);
-			}
+			twheel_place(w, e);
 			continue;
 		}
 		if (!list_empty(&w->due)) {
 			if (!*budget)
 				break;
-			(*budget)--;
-			list_move_tail(w->due.next, expired);
-			handed++;
+			handed += twheel_hand_back(w, &w->due, true, expired,
+						   budget);
 			continue;
 		}
 

@@ -515,14 +515,25 @@ def main():
         f.write(text)
     print(text, end="")
     pdir = write_plot_data(res, outdir)
-    gp = os.path.join(os.path.dirname(os.path.abspath(__file__)), "plot.gp")
-    rc = subprocess.call(["gnuplot", "-e",
-                          f"dir='{pdir}'; out='{outdir}'; "
-                          f"cgs='{' '.join(res.cgs())}'", gp])
-    if rc:
-        sys.exit(f"report: gnuplot failed ({rc})")
-    print(f"report: {outdir}/bench.md, {outdir}/cost-vs-n.png, "
-          f"{outdir}/lateness.png")
+    # Only the plots whose phases ran (twheel-bench -p may skip some).
+    names = os.listdir(pdir)
+    plots = [p for p, prefix in (("cost", "cost-"), ("lateness", "late-"))
+             if any(n.startswith(prefix) for n in names)]
+    pngs = {"cost": "cost-vs-n.png", "lateness": "lateness.png"}
+    for p in pngs:
+        if p not in plots and os.path.exists(os.path.join(outdir, pngs[p])):
+            os.remove(os.path.join(outdir, pngs[p]))
+    if plots:
+        gp = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                          "plot.gp")
+        rc = subprocess.call(["gnuplot", "-e",
+                              f"dir='{pdir}'; out='{outdir}'; "
+                              f"cgs='{' '.join(res.cgs())}'; "
+                              f"plots='{' '.join(plots)}'", gp])
+        if rc:
+            sys.exit(f"report: gnuplot failed ({rc})")
+    print(f"report: {outdir}/bench.md" +
+          "".join(f", {outdir}/{pngs[p]}" for p in plots))
 
 
 if __name__ == "__main__":

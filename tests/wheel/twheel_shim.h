@@ -127,6 +127,44 @@ static inline void list_splice_tail_init(struct list_head *from,
 	INIT_LIST_HEAD(from);
 }
 
+/*
+ * Move the nodes of @head up to and including @entry (one of them) to
+ * @list, which is overwritten.
+ */
+static inline void list_cut_position(struct list_head *list,
+				     struct list_head *head,
+				     struct list_head *entry)
+{
+	struct list_head *new_first = entry->next;
+
+	if (list_empty(head) || entry == head) {
+		INIT_LIST_HEAD(list);
+		return;
+	}
+	list->next = head->next;
+	list->next->prev = list;
+	list->prev = entry;
+	entry->next = list;
+	head->next = new_first;
+	new_first->prev = head;
+}
+
+/* Move every node of @from to the tail of @to; @from is left as it was. */
+static inline void list_splice_tail(struct list_head *from,
+				    struct list_head *to)
+{
+	struct list_head *first, *last;
+
+	if (list_empty(from))
+		return;
+	first = from->next;
+	last = from->prev;
+	first->prev = to->prev;
+	to->prev->next = first;
+	last->next = to;
+	to->prev = last;
+}
+
 #define list_entry(ptr, type, member)	container_of(ptr, type, member)
 #define list_first_entry(h, type, member) \
 	list_entry((h)->next, type, member)
