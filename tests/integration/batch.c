@@ -971,8 +971,10 @@ static void misaligned_array(void)
 	CHECK_EQ(ev[0].count, 1);
 	CHECK_EQ(ev[0].clock, CLOCK_MONOTONIC);
 	CHECK_EQ(ev[0].flags, 0);
+	CHECK_EQ(ev[0].time_ns, 0);	/* the manual clock has not moved */
 	CHECK_EQ(ev[1].id, a);
 	CHECK_EQ(ev[1].cookie, 9);
+	CHECK_EQ(ev[1].time_ns, 0);
 	CHECK_EQ(twt_timers(fd), 0);
 	free(raw);
 	free(rbuf);

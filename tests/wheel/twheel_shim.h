@@ -110,22 +110,6 @@ static inline void list_move_tail(struct list_head *n, struct list_head *h)
 	list_add_tail(n, h);
 }
 
-/* Move every node of @from to the tail of @to; @from is left empty. */
-static inline void list_splice_tail_init(struct list_head *from,
-					 struct list_head *to)
-{
-	struct list_head *first, *last;
-
-	if (list_empty(from))
-		return;
-	first = from->next;
-	last = from->prev;
-	first->prev = to->prev;
-	to->prev->next = first;
-	last->next = to;
-	to->prev = last;
-	INIT_LIST_HEAD(from);
-}
 
 /*
  * Move the nodes of @head up to and including @entry (one of them) to
@@ -163,6 +147,14 @@ static inline void list_splice_tail(struct list_head *from,
 	to->prev->next = first;
 	last->next = to;
 	to->prev = last;
+}
+
+/* Move every node of @from to the tail of @to; @from is left empty. */
+static inline void list_splice_tail_init(struct list_head *from,
+					 struct list_head *to)
+{
+	list_splice_tail(from, to);
+	INIT_LIST_HEAD(from);
 }
 
 #define list_entry(ptr, type, member)	container_of(ptr, type, member)
