@@ -1485,21 +1485,20 @@ int twheel_ctx_cache_init(void)
 
 	/*
 	 * Caches of their own, never merged with another cache of the same
-	 * size (SLAB_NO_MERGE): /proc/slabinfo and slabtop show twheel's
-	 * timers by name, and a stray write in another subsystem's objects
-	 * cannot land in a timer. The cost: partly used slabs are not
-	 * shared with other caches (a few pages per CPU at most).
+	 * size (see twheel_cache_create()): /proc/slabinfo and slabtop show
+	 * twheel's timers by name, and a stray write in another subsystem's
+	 * objects cannot land in a timer. The cost: partly used slabs are
+	 * not shared with other caches (a few pages per CPU at most).
 	 */
-	twheel_timer_cache = kmem_cache_create("twheel_timer",
-					       sizeof(struct twheel_timer), 0,
-					       SLAB_ACCOUNT | TWHEEL_SLAB_NO_MERGE,
-					       TWHEEL_SLAB_CTOR);
+	twheel_timer_cache =
+		twheel_cache_create("twheel_timer", sizeof(struct twheel_timer),
+				    offsetof(struct twheel_timer, cookie));
 	if (!twheel_timer_cache)
 		return -ENOMEM;
-	twheel_ptimer_cache = kmem_cache_create("twheel_ptimer",
-						sizeof(struct twheel_ptimer), 0,
-						SLAB_ACCOUNT | TWHEEL_SLAB_NO_MERGE,
-						TWHEEL_SLAB_CTOR);
+	twheel_ptimer_cache =
+		twheel_cache_create("twheel_ptimer",
+				    sizeof(struct twheel_ptimer),
+				    offsetof(struct twheel_ptimer, t.cookie));
 	if (!twheel_ptimer_cache) {
 		kmem_cache_destroy(twheel_timer_cache);
 		return -ENOMEM;
