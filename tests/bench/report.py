@@ -221,6 +221,21 @@ class Report:
                 worst, wn = m, n
         return worst, wn, ", ".join(parts)
 
+    def floor_note(self, cg, n, den, ops):
+        """What one TWHEEL_IOC_INFO per operation (an ioctl that touches
+        no timer) costs against the same denominator, at N = n: the part
+        of an unbatched target no work on the timers can remove."""
+        fl = self.r.cost[cg].get("floor", {}).get("twheel-info", {}).get(n)
+        if not fl:
+            return ""
+        b = self.sum_ops(cg, den, n, ops)
+        reps = set(fl) & set(b)
+        if not reps:
+            return ""
+        m = med([len(ops) * fl[k] / b[k] for k in reps])
+        return (f"floor: {len(ops)} × TWHEEL_IOC_INFO (an ioctl touching "
+                f"no timer) alone is {m:.3f} at N={nlabel(n)}")
+
     def cost_targets(self, cg, ns):
         sc = ["schedule", "cancel"]
         checks = [
@@ -239,8 +254,10 @@ class Report:
             w, wn, parts = self.worst_over_n(cg, ns, num, den, ops)
             if w is None:
                 continue
+            note = self.floor_note(cg, wn, den, ops) \
+                if num == "twheel-ioctl" else ""
             self.target(name, btxt, cg, f"worst {w:.3f} (N={nlabel(wn)}); "
-                        + parts, w <= bound)
+                        + parts, w <= bound, note)
         # Flatness: cost at the largest N over cost at 10^3, per config/op.
         lo, hi = min(ns), max(ns)
         if hi == lo:
