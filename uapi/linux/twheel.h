@@ -45,13 +45,15 @@
  * its first published size (the 40 bytes of version 1 for TWHEEL_IOC_INFO,
  * the version 2 size for the others), zero-extending it (smaller than
  * that: EINVAL), and a larger (newer) one whose extra bytes are all zero
- * (else E2BIG), whose extra bytes it keeps zero. For an output-only struct
- * (TWHEEL_IOC_INFO) the input bytes are not read at all. Every field
+ * (else E2BIG); those extra bytes are zero afterwards. For an output-only
+ * struct (TWHEEL_IOC_INFO) the input bytes are not read at all (and the
+ * extra bytes are written as zero). Every field
  * marked "in" is checked: unknown flags, clocks or operations, and
  * non-zero reserved fields, are EINVAL. Fields marked "out" are ignored on
- * input and written when the call succeeds; a failed call leaves the
- * struct as given. Fields marked only "in" may be written back with the
- * value they were read with, or not written at all.
+ * input and written when the call succeeds; a call that fails with
+ * another error than EFAULT leaves the struct as given. Fields marked only
+ * "in" may be written back with the value they were read with, or not
+ * written at all.
  *
  * Errors common to all ioctls: ENOTTY for an unknown command, EFAULT for
  * an argument that cannot be read or written (nothing is changed then).
