@@ -35,6 +35,21 @@ bench: $(BENCH_BIN)
 bench-report:
 	python3 $(BENCH_DIR)/report.py $(BENCH_OUT)/results.txt $(BENCH_OUT)
 
+# Where the kernel's time goes: twheel-prof samples each workload (mode)
+# in the stock VM and ranks kernel functions; PROF_MODES picks modes.
+PROF_BIN	:= $(BENCH_OUT)/twheel-prof
+PROF_MODES	?= ppid info single b64 mod expiry
+
+.PHONY: bench-prof
+
+$(PROF_BIN): $(BENCH_DIR)/prof/twheel-prof.c uapi/linux/twheel.h
+	@mkdir -p $(BENCH_OUT)
+	$(CC) $(USER_CFLAGS) -static -o $@ $<
+
+bench-prof: $(PROF_BIN)
+	@tests/deps.sh --check >/dev/null 2>&1 || tests/deps.sh
+	$(BENCH_DIR)/prof/run.sh $(PROF_BIN) "$(PROF_MODES)"
+
 # In-kernel comparison: the wheel core beside timer_list and hrtimer, in
 # the stock VM (KBENCH_N, KBENCH_REPS, KBENCH_TICKS, VM_MEM pass through
 # the environment); writes build/bench/kbench.md.
