@@ -197,17 +197,27 @@ class Desc:
         self.syscalls = []      # dict(name, base, args, ret, line)
 
 
+def next_line(lines, i):
+    """The first line at or after index i that is not blank once its
+    comment is stripped: (its number, its tokens, the index after it), or
+    None at the end."""
+    while i < len(lines):
+        raw = strip_comment(lines[i])
+        i += 1
+        if raw.strip():
+            return i, tokenize(raw, i), i
+    return None
+
+
 def parse(text):
     desc = Desc()
     lines = text.split('\n')
     i = 0
-    while i < len(lines):
-        lineno = i + 1
-        raw = strip_comment(lines[i])
-        i += 1
-        if not raw.strip():
-            continue
-        toks = tokenize(raw, lineno)
+    while True:
+        got = next_line(lines, i)
+        if got is None:
+            break
+        lineno, toks, i = got
         p = Parser(toks, lineno)
         head = p.peek()[1]
         if head in ('include', 'incdir'):
@@ -260,14 +270,10 @@ def parse(text):
             fields = []
             seen = set()
             while True:
-                if i >= len(lines):
+                got = next_line(lines, i)
+                if got is None:
                     raise SyzError(lineno, 'unterminated %s %s' % (kind, name))
-                flineno = i + 1
-                fraw = strip_comment(lines[i])
-                i += 1
-                if not fraw.strip():
-                    continue
-                ftoks = tokenize(fraw, flineno)
+                flineno, ftoks, i = got
                 fp = Parser(ftoks, flineno)
                 if fp.at(close):
                     fp.take()
