@@ -1336,7 +1336,7 @@ long twheel_ctx_read(struct twheel_ctx *ctx, u64 max,
 		     void *arg)
 {
 	struct twheel_readbuf *rb = ctx->readbuf;
-	struct twheel_timer *t, *next;
+	struct twheel_timer *t, *next, *last = NULL;
 	s64 now[TWHEEL_NR_CLOCKS];
 	struct list_head taken;
 	u32 k, i, nbulk = 0;
@@ -1352,6 +1352,7 @@ long twheel_ctx_read(struct twheel_ctx *ctx, u64 max,
 			    n + k == TWHEEL_CHUNK)
 				break;
 			twheel_ctx_record(ctx, t, &rb->ev[k++], now, &valid);
+			last = t;
 		}
 		if (!k)
 			break;
@@ -1359,11 +1360,13 @@ long twheel_ctx_read(struct twheel_ctx *ctx, u64 max,
 		if (ret <= 0)
 			break;
 		/* The records taken leave the queue in one cut. */
-		t = list_first_entry(&ctx->ready, struct twheel_timer,
-				     rec.link);
-		for (i = 1; i < ret; i++)
-			t = list_next_entry(t, rec.link);
-		list_cut_position(&taken, &ctx->ready, &t->rec.link);
+		if (ret < k) {
+			last = list_first_entry(&ctx->ready, struct twheel_timer,
+						rec.link);
+			for (i = 1; i < ret; i++)
+				last = list_next_entry(last, rec.link);
+		}
+		list_cut_position(&taken, &ctx->ready, &last->rec.link);
 		WRITE_ONCE(ctx->nr_queued, ctx->nr_queued - ret);
 		i = 0;
 		list_for_each_entry_safe(t, next, &taken, rec.link)
