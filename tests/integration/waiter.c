@@ -97,20 +97,26 @@ static int rt_raise_ktimers(int prio)
  * hrtimer's expiry (the interrupt; on PREEMPT_RT the ktimers threads,
  * raised above the spinners first); twheel's lateness may exceed
  * timerfd's by at most one tick (its promise: a tick plus scheduling
- * latency).
+ * latency). Never early in any round; the tick bound holds for the
+ * median of RT_ROUNDS rounds: a guest stall (QEMU's vCPU thread
+ * descheduled on the host) can delay one wake-up by milliseconds in one
+ * round, while a twheel that depended on a task the spinners starve
+ * would be late in every round.
  */
+#define RT_ROUNDS	5
+
 static void rt_load(void)
 {
 	struct sched_param hp = { .sched_priority = 50 };
 	struct sched_param lp = { .sched_priority = 10 };
 	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN), rep, i;
-	int64_t worst = INT64_MIN;
+	int64_t diff[RT_ROUNDS];
 
 	if (sched_setscheduler(0, SCHED_FIFO, &hp))
 		twt_skip("cannot run SCHED_FIFO here");
 	if (rt_raise_ktimers(20))
 		printf("# PREEMPT_RT: ktimers threads raised to FIFO 20\n");
-	for (rep = 0; rep < 3; rep++) {
+	for (rep = 0; rep < RT_ROUNDS; rep++) {
 		int fd = twt_open(O_NONBLOCK);
 		int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
 		int64_t d = ceil_ms(twt_mono() + 50 * TWT_MS), t_tw = 0, t_tfd = 0;
@@ -165,13 +171,14 @@ static void rt_load(void)
 		printf("# rt load, %d FIFO 10 hogs: timerfd %.3f ms late, twheel %.3f ms late\n",
 		       ncpu, (t_tfd - d) / 1e6, (t_tw - d) / 1e6);
 		CHECK(t_tw >= d);
-		if (t_tw - t_tfd > worst)
-			worst = t_tw - t_tfd;
+		diff[rep] = t_tw - t_tfd;
 		close(fd);
 		close(tfd);
 	}
 	rt_raise_ktimers(1);	/* back to the kernel's default */
-	CHECK(worst <= (int64_t)TWHEEL_DEFAULT_TICK_NS);
+	twt_print_dist("twheel minus timerfd lateness", diff, RT_ROUNDS);
+	/* Sorted by twt_print_dist(): the median round. */
+	CHECK(diff[RT_ROUNDS / 2] <= (int64_t)TWHEEL_DEFAULT_TICK_NS);
 }
 
 /* ------------------------------------------------------------------ */
