@@ -183,8 +183,11 @@ class Report:
             self.table(["impl"] + [f"N={nlabel(n)}" for n in ns], rows)
         fl = c.get("floor", {})
         if fl:
-            self.out("**floor**: a bare system call (getppid) and "
-                     "TWHEEL_IOC_INFO (no timer touched)")
+            self.out("**floor**: a bare system call (getppid), an ioctl "
+                     "the driver refuses (twheel-enotty: what any twheel "
+                     "ioctl costs before it does anything) and "
+                     "TWHEEL_IOC_INFO (the fd's mutex and a 96-byte copy, "
+                     "no timer touched)")
             self.out()
             self.table(["call"] + [f"N={nlabel(n)}" for n in ns],
                        [[impl] + [fmt(list(fl[impl][n].values()), 1000.0)
@@ -222,19 +225,23 @@ class Report:
         return worst, wn, ", ".join(parts)
 
     def floor_note(self, cg, n, den, ops):
-        """What one TWHEEL_IOC_INFO per operation (an ioctl that touches
-        no timer) costs against the same denominator, at N = n: the part
-        of an unbatched target no work on the timers can remove."""
-        fl = self.r.cost[cg].get("floor", {}).get("twheel-info", {}).get(n)
-        if not fl:
-            return ""
+        """What one ioctl per operation costs before it touches a timer,
+        against the same denominator at N = n: twheel-enotty (refused at
+        once: the part no work in twheel can remove) and twheel-info (the
+        cheapest ioctl that does something)."""
+        fl = self.r.cost[cg].get("floor", {})
         b = self.sum_ops(cg, den, n, ops)
-        reps = set(fl) & set(b)
-        if not reps:
+        parts = []
+        for impl, what in (("twheel-enotty", "an ioctl refused with ENOTTY"),
+                           ("twheel-info", "TWHEEL_IOC_INFO")):
+            f = fl.get(impl, {}).get(n)
+            reps = set(f or {}) & set(b)
+            if reps:
+                m = med([len(ops) * f[k] / b[k] for k in reps])
+                parts.append(f"{len(ops)} × {what} alone is {m:.3f}")
+        if not parts:
             return ""
-        m = med([len(ops) * fl[k] / b[k] for k in reps])
-        return (f"floor: {len(ops)} × TWHEEL_IOC_INFO (an ioctl touching "
-                f"no timer) alone is {m:.3f} at N={nlabel(n)}")
+        return f"floor at N={nlabel(n)}: " + "; ".join(parts)
 
     def cost_targets(self, cg, ns):
         sc = ["schedule", "cancel"]

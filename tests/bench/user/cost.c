@@ -35,6 +35,7 @@
  */
 #include <fcntl.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -365,13 +366,19 @@ static void fill(struct pops *p, size_t target, long n)
 }
 
 /*
- * The floor, for reading the others: a bare system call (getppid) and the
- * cheapest twheel ioctl (TWHEEL_IOC_INFO, no timer touched), nops each.
+ * The floor, for reading the others, nops each: a bare system call
+ * (getppid); an ioctl on the twheel fd that the driver refuses (an unknown
+ * command: the system call, fdget, the LSM's ioctl hook, the dispatch,
+ * ENOTTY; no lock, no copy), what any twheel ioctl costs before it does
+ * anything; and TWHEEL_IOC_INFO, the cheapest that does something (the
+ * fd's mutex, a 96-byte copy out) but touches no timer.
  */
+#define FLOOR_UNKNOWN_IOC	_IO(TWHEEL_IOC_TYPE, 0x0f)	/* in twheel's range, unused */
+
 static void floor_costs(struct pops *p, long n, int rep, long nops)
 {
 	struct twheel_info info;
-	int64_t t0, t1, t2;
+	int64_t t0, t1, t2, t3;
 	long i;
 
 	t0 = mono_ns();
@@ -379,13 +386,19 @@ static void floor_costs(struct pops *p, long n, int rep, long nops)
 		syscall(SYS_getppid);
 	t1 = mono_ns();
 	for (i = 0; i < nops; i++)
+		if (ioctl(p->twfd, FLOOR_UNKNOWN_IOC) != -1 || errno != ENOTTY)
+			die("an unknown twheel ioctl did not fail with ENOTTY");
+	t2 = mono_ns();
+	for (i = 0; i < nops; i++)
 		if (twheel_info(p->twfd, &info))
 			die("TWHEEL_IOC_INFO");
-	t2 = mono_ns();
+	t3 = mono_ns();
 	result("R cost %s floor getppid %ld %d %.1f %ld", opt.cg, n, rep,
 	       (double)(t1 - t0) / nops, nops);
-	result("R cost %s floor twheel-info %ld %d %.1f %ld", opt.cg, n, rep,
+	result("R cost %s floor twheel-enotty %ld %d %.1f %ld", opt.cg, n, rep,
 	       (double)(t2 - t1) / nops, nops);
+	result("R cost %s floor twheel-info %ld %d %.1f %ld", opt.cg, n, rep,
+	       (double)(t3 - t2) / nops, nops);
 }
 
 static void check_twheel(struct pops *p, long n)
