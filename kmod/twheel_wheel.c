@@ -187,28 +187,30 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_add);
  * @e: an entry held by @w (added and neither removed nor handed back since)
  *
  * O(1) wherever the entry sits, at any level and after any number of
- * cascades: the invariant that every entry is placed per the current clock
- * lets its list be recomputed from its deadline and the clock, so the entry
- * stores no position. Unlinks it, clears the slot's bit in the bitmap when
- * the slot becomes empty, and leaves @e->node initialised as an empty list.
- * The caller owns @e again on return.
+ * cascades, and the entry stores no position: its list became empty iff
+ * it was the list's only entry (both its neighbours are the list's head),
+ * and when that head is a slot's, its address says which slot's bit to
+ * clear (the due and cascade lists have no bit). Unlinks it and leaves
+ * @e->node initialised as an empty list. The caller owns @e again on
+ * return.
  */
 void twheel_wheel_remove(struct twheel_wheel *w, struct twheel_entry *e)
 {
-	unsigned int lvl, slot;
+	struct list_head *head = e->node.prev;
+	bool alone = head == e->node.next;
+	unsigned long off;
 
 	list_del_init(&e->node);
 	w->count--;
-	if (e->expires <= w->clk)
-		return;		/* due, or cascading with the clock's deadline */
-	/*
-	 * In a slot, or still on the cascade list: then this is the slot it
-	 * would go to, and clearing the bit of an empty slot is right too.
-	 */
-	lvl = twheel_level(e->expires, w->clk);
-	slot = twheel_slot(e->expires, lvl);
-	if (list_empty(&w->slots[lvl][slot]))
-		w->pending[lvl] &= ~((u64)1 << slot);
+	if (!alone)
+		return;
+	/* One unsigned compare: below the slots wraps to a large offset. */
+	off = (unsigned long)head - (unsigned long)&w->slots[0][0];
+	if (off < sizeof(w->slots)) {
+		off /= sizeof(w->slots[0][0]);
+		w->pending[off / TWHEEL_SLOTS] &=
+			~((u64)1 << (off % TWHEEL_SLOTS));
+	}
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_remove);
 
