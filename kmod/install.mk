@@ -17,6 +17,12 @@
 #       removes exactly those files, then the directories only twheel
 #       uses if they are empty; runs depmod again where install did.
 #   make modules_install [DESTDIR=] [KDIR=...]   the module part alone
+#   Without a kernel to build for (no KDIR, no KERNEL=, and no headers
+#   for the running kernel: the top Makefile's HAVE_KDIR), install puts
+#   everything but the module, then says so, why and what to run next on
+#   stderr and exits 2 (as `make module` does: the module was asked for);
+#   modules_install does only that, installing nothing. uninstall works
+#   as ever: the running kernel's release, all it needs, is `uname -r`.
 #   make dkms-install [DESTDIR=]
 #       the DKMS source tree in $(DESTDIR)/usr/src/twheel-<version>/;
 #       without DESTDIR also dkms add, build and install (for the running
@@ -73,22 +79,47 @@ TW_OTHER_FILES	= $(UDEVRULESDIR)/60-twheel.rules \
 		  $(DOCDIR)/examples/modules-load.d/twheel.conf
 
 # Shell snippet: kdir and kver for $(KDIR), read once (KDIR's default may
-# be costly to compute), or fail. kver is the release the module's
-# vermagic carries and `uname -r` prints: UTS_RELEASE. It is not always
-# include/config/kernel.release: Debian's headers packages have the
+# be costly to compute), or fail with a message. kver is the release the
+# module's vermagic carries and `uname -r` prints: UTS_RELEASE. It is not
+# always include/config/kernel.release: Debian's headers packages have the
 # upstream version there (6.1.192 for 6.1.0-56-amd64), so that file is
-# only the fallback for a tree without the generated header.
+# only the fallback for a tree without the generated header. The recipes
+# run it under set -e: a read that fails (no such file) must not end the
+# shell before the message, hence the `|| :`.
 define tw_kver
 kdir='$(KDIR)'; \
+if [ -z "$$kdir" ]; then \
+	echo "install: no kernel tree: KDIR is empty" >&2; exit 1; \
+elif [ ! -d "$$kdir" ]; then \
+	echo "install: KDIR $$kdir: no such directory" >&2; exit 1; \
+fi; \
 kver=$$(sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' \
-	"$$kdir/include/generated/utsrelease.h" 2>/dev/null); \
+	"$$kdir/include/generated/utsrelease.h" 2>/dev/null || :); \
 [ -n "$$kver" ] || \
-kver=$$(cat "$$kdir/include/config/kernel.release" 2>/dev/null); \
+kver=$$(cat "$$kdir/include/config/kernel.release" 2>/dev/null || :); \
 [ -n "$$kver" ] || { \
 	echo "install: no kernel release in $$kdir/include/:" \
 		"KDIR must be a configured kernel tree or headers" >&2; \
 	exit 1; }
 endef
+
+# No kernel to build for (the top Makefile's NO_KDIR_MSG case): what
+# install and modules_install print on stderr before exiting 2. TW_LEAD
+# and TW_NEXT are theirs (target-specific); the commands it suggests carry
+# this run's DESTDIR (PREFIX does not concern the module).
+TW_AGAIN	= $(if $(DESTDIR), DESTDIR=$(DESTDIR))
+define TW_NO_KDIR_INSTALL_MSG
+twheel: $(TW_LEAD): the running kernel $(KERNEL_RUNNING)
+  has no headers ($(KERNEL_RUNNING_BUILD) is missing):
+  no twheel.ko could be built. Install them (Debian: apt-get install
+  linux-headers-$(KERNEL_RUNNING); Fedora: dnf install kernel-devel-$(KERNEL_RUNNING)),
+  then the module alone, or under DKMS (rebuilt for every new kernel):
+    make modules_install$(TW_AGAIN)
+    make dkms-install$(TW_AGAIN)
+  or install it for another kernel, from its build tree or headers:
+    make $(TW_NEXT) KDIR=/path/to/its/build/tree$(TW_AGAIN)
+endef
+export TW_NO_KDIR_INSTALL_MSG
 
 # Shell snippet: depmod for $kver where install.mk's rule above allows it.
 define tw_depmod
@@ -109,6 +140,7 @@ endef
 .PHONY: install uninstall modules_install modules_uninstall \
 	tw-install-data tw-uninstall-data dkms-install dkms-uninstall deb
 
+ifdef HAVE_KDIR
 install: modules_install userspace-install tw-install-data
 
 modules_install:
@@ -122,6 +154,18 @@ modules_install:
 		'$(DESTDIR)'/lib/modules/"$$kver"/updates/twheel.ko; \
 	echo "  INSTALL $(DESTDIR)/lib/modules/$$kver/updates/twheel.ko"; \
 	$(tw_depmod)
+else
+# Everything that does not need the kernel first, then the failure.
+install: TW_LEAD = installed all but the module
+install: TW_NEXT = install
+install: userspace-install tw-install-data
+	@echo "$$TW_NO_KDIR_INSTALL_MSG" >&2; exit 2
+
+modules_install: TW_LEAD = module not installed
+modules_install: TW_NEXT = modules_install
+modules_install:
+	@echo "$$TW_NO_KDIR_INSTALL_MSG" >&2; exit 2
+endif
 
 tw-install-data:
 	install -D -m 0644 userspace/udev/60-twheel.rules \
@@ -131,8 +175,17 @@ tw-install-data:
 
 uninstall: modules_uninstall tw-uninstall-data
 
+# Without a kernel tree, the module that install put there for the running
+# kernel (when its headers were installed) is still found and removed: its
+# release, all this needs, is `uname -r`.
+ifdef HAVE_KDIR
+tw_uninstall_kver = $(tw_kver)
+else
+tw_uninstall_kver = kver='$(KERNEL_RUNNING)'
+endif
+
 modules_uninstall:
-	@set -e; $(tw_kver); \
+	@set -e; $(tw_uninstall_kver); \
 	ko='$(DESTDIR)'/lib/modules/"$$kver"/updates/twheel.ko; \
 	if [ -e "$$ko" ]; then \
 		rm -f "$$ko"; echo "  RM      $$ko"; \

@@ -5,7 +5,8 @@
 # (kmod/install.mk) into a staging directory, for PREFIX=/usr and
 # PREFIX=/usr/local, with the module built for Debian's stock kernel
 # (tests/vm/kernel.sh stock); then depmod into a staged module tree, and
-# the DKMS source tree (`make dkms-install DESTDIR=`).
+# the DKMS source tree (`make dkms-install DESTDIR=`); and a host without
+# the running kernel's headers (no KDIR, its build directory missing).
 #
 #   tests/packaging/install.sh
 #
@@ -13,7 +14,10 @@
 # kernel's release, never twheel_kunit.ko), their modes, the module's
 # vermagic, that the installed pkg-config file and header and library
 # build and link a program, that uninstall leaves nothing but empty
-# directories. Prints TAP lines "ok packaging/..." / "not ok
+# directories. Without headers: install puts all but the module, exits 2
+# and names the headers package and the next commands on stderr;
+# modules_install alone installs nothing; uninstall still removes it all;
+# a KDIR that is no kernel tree is named in the error. Prints TAP lines "ok packaging/..." / "not ok
 # packaging/...", then "RESULT <pass> <fail> <skip>". Runs on the host (no
 # VM); needs the stock kernel's headers, pkg-config, a C compiler, depmod.
 # The case functions run through check() (tap.sh): SC2317.
@@ -58,6 +62,12 @@ expected_files() {
 	EOF
 }
 
+# The same without the module: what `make install` puts on a host without
+# the running kernel's headers.
+expected_user_files() {
+	expected_files "$1" | grep -v '^lib/modules/'
+}
+
 # Expected mode of each installed file (octal), or "link".
 expected_mode() {
 	case $1 in
@@ -71,9 +81,11 @@ installed_files() {
 	(cd "$1" && find . \( -type f -o -type l \) | sed 's|^\./||' | LC_ALL=C sort)
 }
 
+# check_files DESTDIR PREFIX [LIST]: LIST (a function, expected_files by
+# default) names exactly what is installed.
 check_files() {
-	local d=$1 prefix=$2 diff
-	if diff=$(diff <(expected_files "$prefix" | LC_ALL=C sort) \
+	local d=$1 prefix=$2 list=${3:-expected_files} diff
+	if diff=$(diff <("$list" "$prefix" | LC_ALL=C sort) \
 			<(installed_files "$d")); then
 		# Redundant with the exact list, but the point of the list.
 		if [ -n "$(find "$d" -name 'twheel_kunit*')" ]; then
@@ -183,6 +195,114 @@ for prefix in /usr /usr/local; do
 	check "uninstall-$tag" tw_make uninstall DESTDIR="$d" PREFIX="$prefix"
 	check "uninstall-leaves-nothing-$tag" check_empty "$d"
 done
+
+# A host without the running kernel's headers: no KDIR, no KERNEL=, and
+# the running kernel's build directory (KERNEL_RUNNING_BUILD, by default
+# /lib/modules/$(uname -r)/build) a path that does not exist. Neither from
+# the environment: KDIR may be exported, a make above may pass variables
+# down in MAKEFLAGS.
+nohdr_build=$work/no-headers/build
+nohdr_make() {
+	env -u KDIR -u KERNEL -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+		make -C "$top" --no-print-directory \
+		KERNEL_RUNNING_BUILD="$nohdr_build" "$@"
+}
+
+# check_stderr FILE TEXT...: FILE (a run's stderr) has each TEXT.
+check_stderr() {
+	local err=$1 w
+	shift
+	for w in "$@"; do
+		grep -qF -- "$w" "$err" && continue
+		echo "stderr lacks \"$w\"; it was:"
+		cat "$err"
+		return 1
+	done
+}
+
+# The no-headers message of `make $1` into DESTDIR $2 (stderr in $3): what
+# was not done, why, the headers package, the next commands.
+check_nohdr_msg() {
+	local target=$1 d=$2 err=$3 lead running
+	running=$(uname -r)
+	lead="module not installed"
+	[ "$target" != install ] || lead="installed all but the module"
+	check_stderr "$err" "twheel: $lead: the running kernel $running" \
+		"has no headers ($nohdr_build is missing)" \
+		"apt-get install" "linux-headers-$running;" \
+		"make modules_install DESTDIR=$d" \
+		"make dkms-install DESTDIR=$d" \
+		"make $target KDIR=/path/to/its/build/tree DESTDIR=$d"
+}
+
+d=$work/dest-no-headers
+mkdir -p "$d"
+rc=0
+nohdr_make install DESTDIR="$d" PREFIX=/usr > "$work/install-no-headers.log" \
+	2> "$work/install-no-headers.err" || rc=$?
+if [ "$rc" = 2 ]; then
+	ok no-headers-install-status
+else
+	not_ok no-headers-install-status "make install without headers:" \
+		"exit status $rc, expected 2"
+	cat "$work/install-no-headers.log" "$work/install-no-headers.err" |
+		tail -n 30 | sed 's/^/# /'
+fi
+check no-headers-install-message check_nohdr_msg install "$d" \
+	"$work/install-no-headers.err"
+check no-headers-files check_files "$d" /usr expected_user_files
+check no-headers-modes check_modes "$d" /usr
+check no-headers-pkgconfig-build check_pkgconfig "$d" /usr
+check no-headers-uninstall nohdr_make uninstall DESTDIR="$d" PREFIX=/usr
+check no-headers-uninstall-leaves-nothing check_empty "$d"
+
+# modules_install alone: the same message, exit 2, nothing installed (not
+# even a directory).
+nohdr_modules_install_case() {
+	local d=$work/dest-no-headers-ko rc=0
+	mkdir -p "$d"
+	nohdr_make modules_install DESTDIR="$d" 2> "$work/mi-no-headers.err" ||
+		rc=$?
+	[ "$rc" = 2 ] || { echo "exit status $rc, expected 2"; return 1; }
+	check_nohdr_msg modules_install "$d" "$work/mi-no-headers.err" ||
+		return 1
+	[ -z "$(find "$d" -mindepth 1)" ] ||
+		{ echo "installed:"; find "$d" -mindepth 1; return 1; }
+}
+check no-headers-modules_install nohdr_modules_install_case
+
+# uninstall needs no headers to find the module that install put for the
+# running kernel while it had them: its release is `uname -r`.
+nohdr_uninstall_module_case() {
+	local d=$work/dest-no-headers-rm ko
+	ko=$d/lib/modules/$(uname -r)/updates/twheel.ko
+	mkdir -p "${ko%/*}"
+	: > "$ko"
+	nohdr_make uninstall DESTDIR="$d"
+	[ ! -e "$ko" ] || { echo "$ko left"; return 1; }
+	check_empty "$d"
+}
+check no-headers-uninstall-module nohdr_uninstall_module_case
+
+# A KDIR that is no kernel tree: the error says which and why (a failed
+# read under the recipe's set -e used to end it silently), nothing is
+# installed.
+bad_kdir_case() {
+	local d=$work/dest-bad-kdir k rc want
+	mkdir -p "$d" "$work/empty-kdir"
+	for k in "$work/no-such-kdir" "$work/empty-kdir"; do
+		want="install: KDIR $k: no such directory"
+		[ ! -d "$k" ] || want="install: no kernel release in $k/include/"
+		rc=0
+		make -C "$top" --no-print-directory KDIR="$k" modules_install \
+			DESTDIR="$d" 2> "$work/bad-kdir.err" || rc=$?
+		[ "$rc" = 2 ] || { echo "KDIR=$k: exit $rc, expected 2"; return 1; }
+		check_stderr "$work/bad-kdir.err" "$want" || return 1
+	done
+	[ -z "$(find "$d" -mindepth 1)" ] ||
+		{ echo "installed:"; find "$d" -mindepth 1; return 1; }
+}
+check bad-kdir-message bad_kdir_case
 
 # depmod into a staged root file system that has the kernel's module tree
 # (its modules.builtin and modules.order, here empty): install indexes the
