@@ -45,4 +45,21 @@ static inline struct kmem_cache *twheel_cache_create(const char *name,
 #endif
 }
 
+/*
+ * A slab cache of twheel's own for objects with no field that could serve
+ * as a usercopy region (an fd's state, a clock base, a wheel level): never
+ * merged since 6.5 (SLAB_NO_MERGE); before, the kernel may merge it with
+ * another cache of its size, and slabinfo shows it under that name.
+ */
+static inline struct kmem_cache *twheel_cache_create_plain(const char *name,
+							   unsigned int size)
+{
+#ifdef SLAB_NO_MERGE
+	return kmem_cache_create(name, size, 0, SLAB_ACCOUNT | SLAB_NO_MERGE,
+				 NULL);
+#else
+	return kmem_cache_create(name, size, 0, SLAB_ACCOUNT, NULL);
+#endif
+}
+
 #endif /* _TWHEEL_COMPAT_H */

@@ -7,7 +7,9 @@
  * first. When the hrtimer fires, its callback bumps ctx->fire_seq and wakes
  * the waiters, nothing else (O(1), no lock of ours). The wheel is advanced
  * by the next task that uses the context: a reader or poller woken by the
- * callback, or any ioctl, read or fdinfo. That task advances the wheel to
+ * callback, or any ioctl or read (fdinfo only looks). A wall clock set past
+ * the hrtimer's time counts as fired from that moment on (the kernel runs
+ * the callback soon after, but not at once). That task advances the wheel to
  * the clock's present, turns every timer handed back into a queued record,
  * re-arms the hrtimer for the wheel's next event: at its own priority, on
  * its own CPU time, and in chunks of at most TWHEEL_CHUNK entries per hold
@@ -127,6 +129,9 @@ static inline bool twheel_timer_periodic(struct twheel_timer *t)
 
 static struct kmem_cache *twheel_timer_cache;
 static struct kmem_cache *twheel_ptimer_cache;
+static struct kmem_cache *twheel_ctx_cache;
+static struct kmem_cache *twheel_base_cache;
+static struct kmem_cache *twheel_level_cache;
 
 /* Module-wide counters, summed over CPUs by twheel_stats_read(). */
 static DEFINE_PER_CPU(struct twheel_stats, twheel_stats);
@@ -140,22 +145,34 @@ static atomic64_t twheel_trace_ids = ATOMIC64_INIT(0);
  * @sum: set to their sums over every CPU
  *
  * Each counter only grows; read while they change, the sums are each a
- * value the counter had or went through, not one instant's snapshot.
+ * value the counter had or went through, not one instant's snapshot. The
+ * counters of ends (closed, freed, read) are read before those of the
+ * beginnings they follow (opened, created, expired), so an end is never
+ * counted without its beginning.
  */
 void twheel_stats_read(struct twheel_stats *sum)
 {
 	int cpu;
 
 	memset(sum, 0, sizeof(*sum));
+	/*
+	 * The ends (closed, freed) before the beginnings (opened, created),
+	 * so that every end counted has its beginning counted too.
+	 */
+	for_each_possible_cpu(cpu) {
+		const struct twheel_stats *s = per_cpu_ptr(&twheel_stats, cpu);
+
+		sum->closed += READ_ONCE(s->closed);
+		sum->freed += READ_ONCE(s->freed);
+		sum->read += READ_ONCE(s->read);
+	}
+	smp_rmb();	/* the ends' sums before the beginnings' */
 	for_each_possible_cpu(cpu) {
 		const struct twheel_stats *s = per_cpu_ptr(&twheel_stats, cpu);
 
 		sum->opened += READ_ONCE(s->opened);
-		sum->closed += READ_ONCE(s->closed);
 		sum->created += READ_ONCE(s->created);
-		sum->freed += READ_ONCE(s->freed);
 		sum->expired += READ_ONCE(s->expired);
-		sum->read += READ_ONCE(s->read);
 	}
 }
 
@@ -241,15 +258,73 @@ static enum hrtimer_restart twheel_base_fired(struct hrtimer *hrtimer)
 }
 
 /*
+ * How the wheel's levels are allocated: for a new timer (an add, or a
+ * modify, which may fail), as everything else a user makes the kernel
+ * allocate; for timers the fd already holds (moved by an advance, re-added
+ * after the clock was set back, or a periodic timer going back in after
+ * its record was read), without fail, so that no accepted timer is ever
+ * held back. A base has at most TWHEEL_LEVELS levels of 512 bytes.
+ */
+#define TWHEEL_GFP_HELD		(GFP_KERNEL_ACCOUNT | __GFP_NOFAIL)
+
+/* Give @base's wheel level @lvl (-1: none needed). Return: 0 or -ENOMEM. */
+static int twheel_base_give_level(struct twheel_base *base, int lvl, gfp_t gfp)
+{
+	struct twheel_level *l;
+
+	if (lvl < 0)
+		return 0;
+	l = kmem_cache_zalloc(twheel_level_cache, gfp | __GFP_NOWARN);
+	if (!l)
+		return -ENOMEM;
+	twheel_wheel_give_level(&base->wheel, lvl, l);
+	return 0;
+}
+
+/* Free the levels of @base's wheel that hold no timer. */
+static void twheel_base_trim(struct twheel_base *base)
+{
+	struct twheel_level *l;
+
+	while ((l = twheel_wheel_take_empty_level(&base->wheel)))
+		kmem_cache_free(twheel_level_cache, l);
+}
+
+/* Free @base and every level of its wheel; its hrtimer is stopped. */
+static void twheel_base_free(struct twheel_base *base)
+{
+	int i;
+
+	for (i = 0; i < TWHEEL_LEVELS; i++)
+		if (base->wheel.lvl[i])
+			kmem_cache_free(twheel_level_cache, base->wheel.lvl[i]);
+	kmem_cache_free(twheel_base_cache, base);
+}
+
+/* Add @e to @base's wheel at @tick, given the level it needs. */
+static void twheel_base_add(struct twheel_base *base, struct twheel_entry *e,
+			    u64 tick)
+{
+	twheel_base_give_level(base,
+			       twheel_wheel_level_needed(&base->wheel, tick),
+			       TWHEEL_GFP_HELD);
+	twheel_wheel_add(&base->wheel, e, tick);
+}
+
+/*
  * Arm the hrtimer for the wheel's next event, or stop it when empty.
  * base->armed is TWHEEL_NEVER while stopped: no tick of ours reaches it,
  * since deadlines are at most KTIME_MAX nanoseconds.
  */
 static void twheel_base_arm(struct twheel_base *base)
 {
+	struct twheel_ctx *ctx = base->ctx;
+	s64 when;
 	u64 next;
 
-	if (base->ctx->manual) {
+	if (twheel_wheel_empty(&base->wheel))
+		twheel_base_trim(base);
+	if (ctx->manual) {
 		/* Only TWHEEL_IOC_ADVANCE moves a manual clock. */
 		base->armed = twheel_wheel_empty(&base->wheel) ? TWHEEL_NEVER :
 			      twheel_wheel_next(&base->wheel);
@@ -257,6 +332,7 @@ static void twheel_base_arm(struct twheel_base *base)
 	}
 	if (twheel_wheel_empty(&base->wheel)) {
 		base->armed = TWHEEL_NEVER;
+		WRITE_ONCE(ctx->armed_ns[base->clock], KTIME_MAX);
 		/* A callback running now only marks and wakes: harmless. */
 		hrtimer_try_to_cancel(&base->hrtimer);
 		return;
@@ -265,10 +341,32 @@ static void twheel_base_arm(struct twheel_base *base)
 	if (next == base->armed && hrtimer_is_queued(&base->hrtimer))
 		return;
 	base->armed = next;
-	hrtimer_start(&base->hrtimer,
-		      ns_to_ktime(twheel_tick_ns(next, base->ctx->tick_ns)),
-		      HRTIMER_MODE_ABS);
+	when = twheel_tick_ns(next, ctx->tick_ns);
+	WRITE_ONCE(ctx->armed_ns[base->clock], when);
+	hrtimer_start(&base->hrtimer, ns_to_ktime(when), HRTIMER_MODE_ABS);
 }
+
+/**
+ * twheel_ctx_wall_due() - was a wall clock set past its wheel's next event?
+ * @ctx: the context
+ *
+ * Lockless, for twheel_ctx_fired(). When CLOCK_REALTIME or CLOCK_TAI is
+ * set forward past the time its hrtimer is armed for, the kernel runs the
+ * callback soon, not at once; until then this says the wheel is due, so
+ * that the next read, poll or ioctl queues its records. Reads a clock
+ * only for a wall clock whose hrtimer is armed.
+ *
+ * Return: true when a wall clock's armed time has been reached.
+ */
+bool twheel_ctx_wall_due(struct twheel_ctx *ctx)
+{
+	s64 rt = READ_ONCE(ctx->armed_ns[TWHEEL_CLK_REALTIME]);
+	s64 tai = READ_ONCE(ctx->armed_ns[TWHEEL_CLK_TAI]);
+
+	return (rt != KTIME_MAX && ktime_get_real() >= rt) ||
+	       (tai != KTIME_MAX && ktime_get_clocktai() >= tai);
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_wall_due);
 
 /*
  * When pending @t falls due, as the trace events show it: a periodic
@@ -286,9 +384,10 @@ static s64 twheel_timer_due_ns(struct twheel_ctx *ctx, struct twheel_timer *t)
 static void twheel_trace_expire(struct twheel_ctx *ctx, struct twheel_timer *t,
 				s64 deadline_ns, s64 now_ns)
 {
-	trace_timer_expire(ctx->trace_id, twheel_timer_id(t), t->cookie,
-			   twheel_clockids[twheel_timer_clock(t)], deadline_ns,
-			   now_ns);
+	trace_twheel_timer_expire(ctx->trace_id, twheel_timer_id(t),
+				  t->cookie,
+				  twheel_clockids[twheel_timer_clock(t)],
+				  deadline_ns, now_ns);
 }
 
 /*
@@ -309,9 +408,10 @@ static void twheel_ctx_queue(struct twheel_ctx *ctx, struct list_head *recs,
 /*
  * Caller holds the lock. Bring one clock's wheel up to @now_ns (kernel
  * time on that clock), moving at most *@budget entries. A clock set back
- * behind the wheel's clock (only CLOCK_REALTIME does that) first has its
- * entries taken out and added again against the new, earlier present, so
- * that no new deadline counts as due early; that too goes in chunks.
+ * behind the wheel's clock (CLOCK_REALTIME and CLOCK_TAI can be) first
+ * has its entries taken out and added again against the new, earlier
+ * present, so that no new deadline counts as due early; that too goes in
+ * chunks.
  *
  * @wake: records queued here were not announced by an hrtimer callback
  *
@@ -323,28 +423,42 @@ static bool twheel_base_update(struct twheel_base *base, s64 now_ns,
 {
 	struct twheel_ctx *ctx = base->ctx;
 	u64 now = twheel_now_tick(now_ns, ctx->tick_ns);
-	u64 from = base->wheel.clk;
+	u64 from = base->wheel.clk, start = *budget;
 	struct twheel_entry *e;
 	struct twheel_timer *t;
 	LIST_HEAD(expired);
-	u64 n;
+	bool done = false;
+	u64 n = 0;
+	int lvl;
 
 	if (list_empty(&base->rebase) && now < base->wheel.clk)
 		twheel_wheel_take_all(&base->wheel, now, &base->rebase);
 	while (!list_empty(&base->rebase)) {
 		if (!*budget)
-			return false;
+			goto out;
 		(*budget)--;
 		e = list_first_entry(&base->rebase, struct twheel_entry, node);
 		list_del(&e->node);
-		twheel_wheel_add(&base->wheel, e, e->expires);
+		twheel_base_add(base, e, e->expires);
 	}
 
-	n = twheel_wheel_advance_some(&base->wheel, now, &expired, budget);
+	for (;;) {
+		n += twheel_wheel_advance_some(&base->wheel, now, &expired,
+					       budget);
+		if (!twheel_wheel_behind(&base->wheel, now)) {
+			done = true;
+			break;
+		}
+		/* Stopped for a level it lacks, or for its budget. */
+		lvl = twheel_wheel_level_missing(&base->wheel);
+		if (lvl < 0)
+			break;
+		twheel_base_give_level(base, lvl, TWHEEL_GFP_HELD);
+	}
 	if (n) {
 		/* entry.node and rec.link are one list_head: walk, then splice. */
 		list_for_each_entry(t, &expired, rec.link) {
-			if (trace_timer_expire_enabled())
+			if (trace_twheel_timer_expire_enabled())
 				twheel_trace_expire(ctx, t,
 						    twheel_timer_due_ns(ctx, t),
 						    now_ns);
@@ -353,13 +467,15 @@ static bool twheel_base_update(struct twheel_base *base, s64 now_ns,
 		}
 		twheel_ctx_queue(ctx, &expired, n, wake);
 	}
-	if (n || base->wheel.clk != from)
-		trace_wheel_advance(ctx->trace_id, twheel_clockids[base->clock],
-				    from, base->wheel.clk, now_ns, n);
-	if (twheel_wheel_behind(&base->wheel, now))
-		return false;
-	twheel_base_arm(base);
-	return true;
+out:
+	if (n || base->wheel.clk != from || *budget != start)
+		trace_twheel_wheel_advance(ctx->trace_id,
+					   twheel_clockids[base->clock], from,
+					   base->wheel.clk, now_ns, n,
+					   start - *budget);
+	if (done)
+		twheel_base_arm(base);
+	return done;
 }
 
 /*
@@ -383,9 +499,12 @@ static bool twheel_ctx_update_chunk(struct twheel_ctx *ctx)
 	for (i = 0; i < TWHEEL_NR_CLOCKS; i++) {
 		struct twheel_base *base = ctx->bases[i];
 
-		if (base && !twheel_base_update(base,
-						twheel_clock_now(ctx, base->clock),
-						&budget, false))
+		if (!base)
+			continue;
+		if (twheel_base_update(base, twheel_clock_now(ctx, base->clock),
+				       &budget, false))
+			twheel_base_trim(base);	/* levels cascaded empty */
+		else
 			done = false;
 	}
 	if (done)	/* release: pairs with the acquire in twheel_ctx_fired() */
@@ -463,10 +582,10 @@ static struct twheel_base *twheel_ctx_base(struct twheel_ctx *ctx, u32 clock)
 	if (base)
 		return base;
 	/*
-	 * About 11 KiB, mostly slot heads: kvzalloc (TWHEEL_GFP), quietly:
-	 * a user reaching a limit is no kernel event.
+	 * A few hundred bytes: the wheel's levels come as timers need them.
+	 * Quietly: a user reaching a limit is no kernel event.
 	 */
-	base = kvzalloc(sizeof(*base), TWHEEL_GFP | __GFP_NOWARN);
+	base = kmem_cache_zalloc(twheel_base_cache, TWHEEL_GFP | __GFP_NOWARN);
 	if (!base)
 		return NULL;
 	base->ctx = ctx;
@@ -497,6 +616,9 @@ static void twheel_ctx_timens(struct twheel_ctx *ctx)
 
 /**
  * twheel_ctx_create() - a new, empty timer set
+ * @user: the user it is charged to; its timer slots are charged to them
+ *        as they are taken, and given back by twheel_ctx_destroy(); NULL
+ *        for none (KUnit's contexts)
  * @max_timers: the most live timers it may hold, >= 1
  * @tick_ns: its resolution, >= 1
  *
@@ -505,18 +627,18 @@ static void twheel_ctx_timens(struct twheel_ctx *ctx)
  *
  * Return: the context, or ERR_PTR(-ENOMEM).
  */
-struct twheel_ctx *twheel_ctx_create(u64 max_timers, u64 tick_ns)
+struct twheel_ctx *twheel_ctx_create(struct twheel_user *user, u64 max_timers,
+				     u64 tick_ns)
 {
 	struct twheel_ctx *ctx;
+	int i;
 
-	ctx = kzalloc(sizeof(*ctx), TWHEEL_GFP);
+	ctx = kmem_cache_zalloc(twheel_ctx_cache, TWHEEL_GFP);
 	if (!ctx)
 		return ERR_PTR(-ENOMEM);
-	ctx->readbuf = kmalloc(sizeof(*ctx->readbuf), TWHEEL_GFP);
-	if (!ctx->readbuf) {
-		kfree(ctx);
-		return ERR_PTR(-ENOMEM);
-	}
+	ctx->user = user;
+	for (i = 0; i < TWHEEL_NR_CLOCKS; i++)
+		ctx->armed_ns[i] = KTIME_MAX;
 	mutex_init(&ctx->lock);
 	twheel_ids_init(&ctx->ids);
 	INIT_LIST_HEAD(&ctx->ready);
@@ -535,33 +657,38 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_create);
  * @ctx: the context; nobody else may use it any more
  *
  * Waits for running hrtimer callbacks, so nothing of @ctx runs after it
- * returns. Frees the timers in chunks, offering to reschedule between
- * them: closing a million timers delays nobody else.
+ * returns. Walks the id slots TWHEEL_CHUNK at a time, offering to
+ * reschedule between two chunks: closing a million timers, or an fd
+ * whose million slots are free, delays nobody else. Gives the context's
+ * timer slots back to its user.
  */
 void twheel_ctx_destroy(struct twheel_ctx *ctx)
 {
 	struct twheel_timer *t;
-	u32 slot = 0, n = 0;
+	u32 slot = 0, budget;
 	int i;
 
 	/* Nobody else holds the file, so nothing re-arms after this. */
 	for (i = 0; i < TWHEEL_NR_CLOCKS; i++)
 		if (ctx->bases[i])
 			hrtimer_cancel(&ctx->bases[i]->hrtimer);
-	while ((t = twheel_ids_next(&ctx->ids, &slot))) {
-		twheel_timer_release(t);
-		if (++n % TWHEEL_CHUNK == 0)
-			cond_resched();
+	while (slot < ctx->ids.nr_slots) {
+		budget = TWHEEL_CHUNK;
+		while ((t = twheel_ids_next(&ctx->ids, &slot, &budget)))
+			twheel_timer_release(t);
+		cond_resched();
 	}
 	twheel_stat_add(freed, ctx->nr_timers);
 	twheel_stat_add(closed, 1);
+	if (ctx->user)
+		twheel_user_close(ctx->user, ctx->ids.nr_slots);
 	twheel_ids_destroy(&ctx->ids);
 	for (i = 0; i < TWHEEL_NR_CLOCKS; i++)
-		kvfree(ctx->bases[i]);
-	kfree(ctx->readbuf);
+		if (ctx->bases[i])
+			twheel_base_free(ctx->bases[i]);
 	kfree(ctx->spare_ops);
 	mutex_destroy(&ctx->lock);
-	kfree(ctx);
+	kmem_cache_free(twheel_ctx_cache, ctx);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_destroy);
 
@@ -611,9 +738,11 @@ static void twheel_timer_cancel(struct twheel_ctx *ctx, struct twheel_timer *t)
 						       twheel_timer_clock(t));
 	bool pending = !twheel_timer_queued(t);
 
-	trace_timer_cancel(ctx->trace_id, twheel_timer_id(t), t->cookie,
-			   twheel_clockids[twheel_timer_clock(t)],
-			   pending ? TWHEEL_STATE_PENDING : TWHEEL_STATE_QUEUED);
+	trace_twheel_timer_cancel(ctx->trace_id, twheel_timer_id(t),
+				  t->cookie,
+				  twheel_clockids[twheel_timer_clock(t)],
+				  pending ? TWHEEL_STATE_PENDING :
+					    TWHEEL_STATE_QUEUED);
 	twheel_timer_unlink(ctx, t);
 	/* Keep an idle fd free of wake-ups. */
 	if (pending && twheel_wheel_empty(&base->wheel))
@@ -647,16 +776,19 @@ static s64 twheel_ctx_to_user(struct twheel_ctx *ctx, u32 clock, s64 ns)
 	return r;
 }
 
-/* @d + @n * @p, saturating at KTIME_MAX. */
+/*
+ * @d + @n * @p, saturating at KTIME_MAX. The step may exceed KTIME_MAX
+ * when @d is negative (a first deadline far in the past): the sum is
+ * taken in u64, where KTIME_MAX - @d and the result are exact.
+ */
 static s64 twheel_periods_after(s64 d, u64 n, u64 p)
 {
 	u64 step;
-	s64 r;
 
-	if (check_mul_overflow(n, p, &step) || step > KTIME_MAX ||
-	    check_add_overflow(d, (s64)step, &r))
+	if (check_mul_overflow(n, p, &step) ||
+	    step > (u64)KTIME_MAX - (u64)d)
 		return KTIME_MAX;
-	return r;
+	return (s64)((u64)d + step);
 }
 
 /*
@@ -695,7 +827,7 @@ static void twheel_timer_place(struct twheel_ctx *ctx, struct twheel_timer *t,
 		pt->deadline_ns = deadline;
 	if (deadline <= now_ns && (tick <= base->wheel.clk ||
 				   !twheel_wheel_holds(&base->wheel, tick))) {
-		if (trace_timer_expire_enabled())
+		if (trace_twheel_timer_expire_enabled())
 			twheel_trace_expire(ctx, t, pt ? deadline :
 					    twheel_tick_ns(tick, ctx->tick_ns),
 					    now_ns);
@@ -705,9 +837,24 @@ static void twheel_timer_place(struct twheel_ctx *ctx, struct twheel_timer *t,
 		twheel_ctx_queue(ctx, &one, 1, true);
 		return;
 	}
-	twheel_wheel_add(&base->wheel, &t->entry, tick);
+	twheel_base_add(base, &t->entry, tick);
 	if (tick < base->armed)
 		twheel_base_arm(base);
+}
+
+/*
+ * Caller holds the lock. Before a new deadline is placed by an operation
+ * that may still fail: give the wheel the level it would need (so that
+ * placing it cannot fail). Return: 0, or -ENOMEM.
+ */
+static int twheel_base_prepare(struct twheel_base *base, s64 deadline)
+{
+	u64 tick = twheel_deadline_tick(deadline, base->ctx->tick_ns);
+
+	return twheel_base_give_level(base,
+				      twheel_wheel_level_needed(&base->wheel,
+								tick),
+				      TWHEEL_GFP);
 }
 
 /* A deadline given by the user (@flags, @expires_ns) in kernel time. */
@@ -823,6 +970,7 @@ static int twheel_op_add(struct twheel_ctx *ctx, struct twheel_op *op,
 	struct twheel_timer *t = *obj;
 	s64 now_ns, deadline;
 	int clock, ret;
+	bool charge;
 
 	clock = twheel_clock_index(op->clock);
 	if (clock < 0 || op->flags & ~TWHEEL_ABSTIME ||
@@ -835,9 +983,21 @@ static int twheel_op_add(struct twheel_ctx *ctx, struct twheel_op *op,
 	ret = twheel_ctx_present(ctx, clock, &now_ns);
 	if (ret)
 		return ret;
-	ret = twheel_ids_alloc(&ctx->ids, t, &op->id);
+	deadline = twheel_ctx_deadline(ctx, clock, op->flags, op->expires_ns,
+				       now_ns);
+	ret = twheel_base_prepare(twheel_ctx_base_of(ctx, clock), deadline);
 	if (ret)
 		return ret;
+	/* A new id slot counts against the user's limit; a reused one not. */
+	charge = ctx->user && twheel_ids_full(&ctx->ids);
+	if (charge && !twheel_user_charge_slot(ctx->user))
+		return -ENOSPC;
+	ret = twheel_ids_alloc(&ctx->ids, t, &op->id);
+	if (ret) {
+		if (charge)
+			twheel_user_uncharge_slot(ctx->user);
+		return ret;
+	}
 	*obj = NULL;
 	ctx->nr_timers++;
 	twheel_stat_add(created, 1);
@@ -848,10 +1008,10 @@ static int twheel_op_add(struct twheel_ctx *ctx, struct twheel_op *op,
 		twheel_ptimer(t)->period_ns = twheel_ctx_period(ctx,
 								op->period_ns);
 	}
-	deadline = twheel_ctx_deadline(ctx, clock, op->flags, op->expires_ns,
-				       now_ns);
-	trace_timer_add(ctx->trace_id, op->id, op->cookie, op->clock, deadline,
-			twheel_ptimer(t) ? twheel_ptimer(t)->period_ns : 0, 0);
+	trace_twheel_timer_add(ctx->trace_id, op->id, op->cookie, op->clock,
+			       deadline,
+			       twheel_ptimer(t) ? twheel_ptimer(t)->period_ns : 0,
+			       0);
 	twheel_timer_place(ctx, t, deadline, now_ns);
 	*created = t;
 	return 0;
@@ -877,6 +1037,12 @@ static int twheel_op_modify_check(struct twheel_ctx *ctx,
 	if (op->period_ns && !twheel_ptimer(t) && !obj)
 		return -ENOMEM;
 	ret = twheel_ctx_present(ctx, twheel_timer_clock(t), now_ns);
+	if (ret)
+		return ret;
+	ret = twheel_base_prepare(twheel_ctx_base_of(ctx, twheel_timer_clock(t)),
+				  twheel_ctx_deadline(ctx, twheel_timer_clock(t),
+						      op->flags, op->expires_ns,
+						      *now_ns));
 	if (ret)
 		return ret;
 	op->result = twheel_timer_queued(t) ? TWHEEL_STATE_QUEUED :
@@ -915,9 +1081,9 @@ static void twheel_op_modify_apply(struct twheel_ctx *ctx,
 		t->cookie = op->cookie;
 	deadline = twheel_ctx_deadline(ctx, clock, op->flags, op->expires_ns,
 				       now_ns);
-	trace_timer_modify(ctx->trace_id, op->id, t->cookie,
-			   twheel_clockids[clock], deadline,
-			   pt ? pt->period_ns : 0, op->result);
+	trace_twheel_timer_modify(ctx->trace_id, op->id, t->cookie,
+				  twheel_clockids[clock], deadline,
+				  pt ? pt->period_ns : 0, op->result);
 	twheel_timer_place(ctx, t, deadline, now_ns);
 	/*
 	 * An earlier deadline re-armed the hrtimer above. A later one leaves
@@ -1149,19 +1315,21 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_submit);
  * @cursor: in: 0 to start, or what the previous call left; out: where the
  *          next call goes on, 0 when every timer has been seen
  * @st: filled with up to @n statuses
- * @n: room in @st, at most TWHEEL_CHUNK
+ * @n: room in @st
  *
  * The cursor is a position in the id table, whose slots do not move: a
  * timer that stays is seen exactly once in a listing; a slot freed and
- * reused behind the cursor is not seen again.
+ * reused behind the cursor is not seen again. One call looks at no more
+ * than TWHEEL_CHUNK slots, live or free, so it may return fewer than @n
+ * statuses (even none) with a non-zero cursor.
  *
  * Return: the number of statuses written.
  */
 u32 twheel_ctx_list(struct twheel_ctx *ctx, u64 *cursor,
 		    struct twheel_status *st, u32 n)
 {
+	u32 slot, done = 0, budget = TWHEEL_CHUNK;
 	struct twheel_timer *t;
-	u32 slot, done = 0;
 
 	if (*cursor >= U32_MAX) {
 		*cursor = 0;
@@ -1169,11 +1337,10 @@ u32 twheel_ctx_list(struct twheel_ctx *ctx, u64 *cursor,
 	}
 	slot = *cursor;
 	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
-	while (done < min_t(u32, n, TWHEEL_CHUNK) &&
-	       (t = twheel_ids_next(&ctx->ids, &slot)))
+	while (done < n && (t = twheel_ids_next(&ctx->ids, &slot, &budget)))
 		twheel_timer_status(ctx, t, &st[done++]);
 	/* Complete when no slot is left after the last one looked at. */
-	*cursor = twheel_ids_next(&ctx->ids, &slot) ? slot - 1 : 0;
+	*cursor = slot < ctx->ids.nr_slots ? slot : 0;
 	twheel_ctx_unlock(ctx);
 	return done;
 }
@@ -1201,10 +1368,11 @@ int twheel_ctx_config(struct twheel_ctx *ctx, u64 tick_ns, bool manual)
 	}
 	/* Wheels made by failed adds hold nothing: start them afresh. */
 	for (i = 0; i < TWHEEL_NR_CLOCKS; i++) {
+		WRITE_ONCE(ctx->armed_ns[i], KTIME_MAX);
 		if (!ctx->bases[i])
 			continue;
 		hrtimer_cancel(&ctx->bases[i]->hrtimer);
-		kvfree(ctx->bases[i]);
+		twheel_base_free(ctx->bases[i]);
 		ctx->bases[i] = NULL;
 	}
 	ctx->tick_ns = tick_ns;
@@ -1324,8 +1492,8 @@ static void twheel_ctx_consume(struct twheel_ctx *ctx, struct twheel_timer *t,
  *
  * Advances the wheels first if an hrtimer fired, until a record is queued.
  * Hands over at most TWHEEL_CHUNK records in one call. The records are
- * gathered in the context's buffer (ctx->readbuf, used under the lock),
- * so that @emit copies them out together.
+ * gathered TWHEEL_READ_BATCH at a time on the stack, so that @emit copies
+ * them out together.
  *
  * Return: the number of records handed over; 0 when none is queued; or,
  * when @emit failed on the first one, what it returned.
@@ -1335,7 +1503,8 @@ long twheel_ctx_read(struct twheel_ctx *ctx, u64 max,
 				 u32 n),
 		     void *arg)
 {
-	struct twheel_readbuf *rb = ctx->readbuf;
+	struct twheel_event ev[TWHEEL_READ_BATCH];
+	void *bulk[TWHEEL_READ_BATCH];
 	struct twheel_timer *t, *next, *last = NULL;
 	s64 now[TWHEEL_NR_CLOCKS];
 	struct list_head taken;
@@ -1351,12 +1520,12 @@ long twheel_ctx_read(struct twheel_ctx *ctx, u64 max,
 			if (k == TWHEEL_READ_BATCH || n + k == max ||
 			    n + k == TWHEEL_CHUNK)
 				break;
-			twheel_ctx_record(ctx, t, &rb->ev[k++], now, &valid);
+			twheel_ctx_record(ctx, t, &ev[k++], now, &valid);
 			last = t;
 		}
 		if (!k)
 			break;
-		ret = emit(arg, rb->ev, k);
+		ret = emit(arg, ev, k);
 		if (ret <= 0)
 			break;
 		/* The records taken leave the queue in one cut. */
@@ -1370,12 +1539,10 @@ long twheel_ctx_read(struct twheel_ctx *ctx, u64 max,
 		WRITE_ONCE(ctx->nr_queued, ctx->nr_queued - ret);
 		i = 0;
 		list_for_each_entry_safe(t, next, &taken, rec.link)
-			twheel_ctx_consume(ctx, t, &rb->ev[i++], now, rb->bulk,
-					   &nbulk);
+			twheel_ctx_consume(ctx, t, &ev[i++], now, bulk, &nbulk);
 		n += ret;
 		if (nbulk) {
-			kmem_cache_free_bulk(twheel_timer_cache, nbulk,
-					     rb->bulk);
+			kmem_cache_free_bulk(twheel_timer_cache, nbulk, bulk);
 			nbulk = 0;
 		}
 		if (ret < k)
@@ -1413,24 +1580,33 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_info);
  * @ctx: the context; the caller does not hold the lock
  * @m: where to print
  *
- * Advances the wheels first if an hrtimer fired. next_expiry_<clock>_ns
- * is when that clock's wheel has its next event (a cascade or an expiry),
- * in the opener's time namespace: never after the earliest deadline's tick
- * on that clock; on a real clock, when its hrtimer fires. index_bytes is
- * the memory of the id table. trace_id names the context in trace events.
- * manual_now_ns is the manual clock's time.
+ * Only looks: it advances no wheel and queues no record (a reader, root
+ * running lsof say, must not do the owner's work nor change what the
+ * owner reads), so timers that fell due since the fd was last used count
+ * as pending until then. Its cost is bounded: one hold of the lock and
+ * O(clocks) work. next_expiry_<clock>_ns is when that clock's wheel has
+ * its next event (a cascade or an expiry), in the opener's time
+ * namespace: never after the earliest deadline's tick on that clock; on
+ * a real clock, when its hrtimer fires. index_bytes is the memory of the
+ * id table, slots its slots. trace_id names the context in trace events.
+ * manual_now_ns is the manual clock's time. uid, user_fds and
+ * user_timers: the user the fd is charged to (in the reader's user
+ * namespace), their open fds and timer slots over all of them.
  */
 void twheel_ctx_show(struct twheel_ctx *ctx, struct seq_file *m)
 {
+	u64 fds, slots;
+	kuid_t uid;
 	int i;
 
-	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
+	mutex_lock(&ctx->lock);
 	seq_printf(m, "tick_ns:\t%llu\n", ctx->tick_ns);
 	seq_printf(m, "timers:\t%llu\n", ctx->nr_timers);
 	seq_printf(m, "pending:\t%llu\n", ctx->nr_timers - ctx->nr_queued);
 	seq_printf(m, "queued:\t%llu\n", ctx->nr_queued);
 	seq_printf(m, "max_timers:\t%llu\n", ctx->max_timers);
 	seq_printf(m, "index_bytes:\t%zu\n", twheel_ids_bytes(&ctx->ids));
+	seq_printf(m, "slots:\t%u\n", ctx->ids.nr_slots);
 	seq_printf(m, "trace_id:\t%llu\n", ctx->trace_id);
 	if (ctx->manual)
 		seq_printf(m, "manual_now_ns:\t%lld\n", ctx->manual_ns);
@@ -1444,7 +1620,14 @@ void twheel_ctx_show(struct twheel_ctx *ctx, struct seq_file *m)
 					      twheel_tick_ns(twheel_wheel_next(&base->wheel),
 							     ctx->tick_ns)));
 	}
-	twheel_ctx_unlock(ctx);
+	mutex_unlock(&ctx->lock);
+	if (ctx->user) {
+		twheel_user_usage(ctx->user, &uid, &fds, &slots);
+		seq_printf(m, "uid:\t%u\n",
+			   from_kuid_munged(seq_user_ns(m), uid));
+		seq_printf(m, "user_fds:\t%llu\n", fds);
+		seq_printf(m, "user_timers:\t%llu\n", slots);
+	}
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_show);
 
@@ -1470,7 +1653,8 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_update_at);
 #endif
 
 /**
- * twheel_ctx_cache_init() - create the slab caches of timers
+ * twheel_ctx_cache_init() - create the slab caches of timers, contexts,
+ *                           clock bases and wheel levels
  *
  * Return: 0 or -ENOMEM.
  */
@@ -1502,21 +1686,50 @@ int twheel_ctx_cache_init(void)
 		twheel_cache_create("twheel_ptimer",
 				    sizeof(struct twheel_ptimer),
 				    offsetof(struct twheel_ptimer, t.cookie));
-	if (!twheel_ptimer_cache) {
-		kmem_cache_destroy(twheel_timer_cache);
-		return -ENOMEM;
-	}
+	if (!twheel_ptimer_cache)
+		goto err_timer;
+	/*
+	 * An fd's state and its clock bases are a few hundred bytes each:
+	 * caches of their exact size (kmalloc would round them up to 512),
+	 * so that an fd with a few timers stays under 4 KiB.
+	 */
+	twheel_ctx_cache = twheel_cache_create_plain("twheel_ctx",
+						     sizeof(struct twheel_ctx));
+	if (!twheel_ctx_cache)
+		goto err_ptimer;
+	twheel_base_cache = twheel_cache_create_plain("twheel_base",
+						      sizeof(struct twheel_base));
+	if (!twheel_base_cache)
+		goto err_ctx;
+	twheel_level_cache =
+		twheel_cache_create_plain("twheel_level",
+					  sizeof(struct twheel_level));
+	if (!twheel_level_cache)
+		goto err_base;
 	return 0;
+
+err_base:
+	kmem_cache_destroy(twheel_base_cache);
+err_ctx:
+	kmem_cache_destroy(twheel_ctx_cache);
+err_ptimer:
+	kmem_cache_destroy(twheel_ptimer_cache);
+err_timer:
+	kmem_cache_destroy(twheel_timer_cache);
+	return -ENOMEM;
 }
 
 /**
- * twheel_ctx_cache_exit() - destroy the slab caches of timers
+ * twheel_ctx_cache_exit() - destroy the slab caches
  *
  * Every context is destroyed by then (the module cannot unload while a
  * file is open), so the cache is empty.
  */
 void twheel_ctx_cache_exit(void)
 {
+	kmem_cache_destroy(twheel_level_cache);
+	kmem_cache_destroy(twheel_base_cache);
+	kmem_cache_destroy(twheel_ctx_cache);
 	kmem_cache_destroy(twheel_ptimer_cache);
 	kmem_cache_destroy(twheel_timer_cache);
 }

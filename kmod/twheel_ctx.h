@@ -7,10 +7,12 @@
  * records not yet read. It knows nothing of files or user memory: the
  * device (twheel_dev.c) passes in the functions that copy results out.
  *
- * Delivery: an hrtimer callback only marks the context (ctx->fired) and
+ * Delivery: an hrtimer callback only marks the context (ctx->fire_seq) and
  * wakes its waiters. The wheels are advanced by whoever next uses the
- * context (read, poll, every ioctl, fdinfo), in that task, in chunks of at
- * most TWHEEL_CHUNK entries per hold of ctx->lock.
+ * context (read, poll, every ioctl; not fdinfo, which only looks), in
+ * that task, in chunks of at most TWHEEL_CHUNK entries per hold of
+ * ctx->lock. A wall clock set past a wheel's next event counts as fired
+ * at once, without waiting for the hrtimer's callback.
  *
  * Locking: ctx->lock (a mutex) serialises everything but the hrtimer
  * callbacks, which take no lock of ours, and twheel_ctx_readable() and
@@ -31,6 +33,7 @@
 #include <linux/twheel.h>
 
 #include "twheel_ids.h"
+#include "twheel_user.h"
 #include "twheel_wheel.h"
 
 /*
@@ -48,8 +51,9 @@ enum twheel_clk {
 /*
  * The most work one hold of ctx->lock does: entries moved in a wheel (a
  * cascade or a hand-back), entries re-added after the wall clock was set
- * back, records copied out, or timers freed at close. Between two chunks
- * the lock is released and the task may be rescheduled.
+ * back, records copied out, id slots looked at by a listing, or timers
+ * freed at close. Between two chunks the lock is released and the task
+ * may be rescheduled.
  */
 #define TWHEEL_CHUNK		256
 
@@ -57,19 +61,9 @@ enum twheel_clk {
 #define TWHEEL_SUBMIT_CHUNK	32
 
 /* The most records twheel_ctx_read() hands its emit function at once. */
-#define TWHEEL_READ_BATCH	64
+#define TWHEEL_READ_BATCH	8
 
 struct twheel_ctx;
-
-/**
- * struct twheel_readbuf - a context's buffer for reading records
- * @ev: the records handed over together
- * @bulk: timers freed together once their records are read
- */
-struct twheel_readbuf {
-	struct twheel_event ev[TWHEEL_READ_BATCH];
-	void *bulk[TWHEEL_READ_BATCH];
-};
 
 /**
  * struct twheel_base - the timers of one context on one clock
@@ -80,6 +74,10 @@ struct twheel_readbuf {
  * @ctx: the context
  * @armed: the tick @hrtimer is armed for, or TWHEEL_NEVER
  * @clock: the enum twheel_clk of this base
+ *
+ * The wheel's levels (512 bytes each) are allocated as timers need them
+ * and freed once empty: a base holding a few timers is a few hundred
+ * bytes.
  */
 struct twheel_base {
 	struct twheel_wheel wheel;
@@ -94,6 +92,7 @@ struct twheel_base {
  * struct twheel_ctx - one timer set
  * @lock: serialises all but the hrtimer callbacks and the lockless reads
  * @bases: per clock, allocated on first use
+ * @user: the user the context is charged to (its opener)
  * @ids: id -> struct twheel_timer, for every live timer
  * @ready: expired timers whose records are unread, oldest first
  * @ns_offset: per clock, the opener's time namespace offset: the time the
@@ -103,7 +102,9 @@ struct twheel_base {
  * @nr_queued: records on @ready; read without the lock by poll
  * @max_timers: the most live timers allowed
  * @tick_ns: the resolution: one wheel tick in nanoseconds
- * @readbuf: for twheel_ctx_read(), used under @lock
+ * @armed_ns: per clock, when its hrtimer fires (kernel time), KTIME_MAX
+ *            when it is not armed; read without the lock to see a wall
+ *            clock set past it (twheel_ctx_fired())
  * @spare_ops: a buffer of TWHEEL_SUBMIT_CHUNK operations kept for
  *             TWHEEL_IOC_SUBMIT, or NULL; taken and given back with xchg()
  *             and cmpxchg() (no lock), freed with the context
@@ -122,6 +123,7 @@ struct twheel_base {
 struct twheel_ctx {
 	struct mutex lock;	/* see the kernel-doc above */
 	struct twheel_base *bases[TWHEEL_NR_CLOCKS];
+	struct twheel_user *user;
 	struct twheel_ids ids;
 	struct list_head ready;
 	s64 ns_offset[TWHEEL_NR_CLOCKS];
@@ -130,7 +132,7 @@ struct twheel_ctx {
 	u64 nr_queued;
 	u64 max_timers;
 	u64 tick_ns;
-	struct twheel_readbuf *readbuf;
+	s64 armed_ns[TWHEEL_NR_CLOCKS];
 	struct twheel_op *spare_ops;
 	wait_queue_head_t wqh;
 	atomic_t fire_seq;
@@ -176,7 +178,8 @@ void twheel_stats_read(struct twheel_stats *sum);
 int twheel_ctx_cache_init(void);
 void twheel_ctx_cache_exit(void);
 
-struct twheel_ctx *twheel_ctx_create(u64 max_timers, u64 tick_ns);
+struct twheel_ctx *twheel_ctx_create(struct twheel_user *user, u64 max_timers,
+				     u64 tick_ns);
 void twheel_ctx_destroy(struct twheel_ctx *ctx);
 
 void twheel_ctx_lock_update(struct twheel_ctx *ctx, enum twheel_update how);
@@ -197,6 +200,7 @@ long twheel_ctx_read(struct twheel_ctx *ctx, u64 max,
 void twheel_ctx_info(struct twheel_ctx *ctx, struct twheel_info *info);
 void twheel_ctx_show(struct twheel_ctx *ctx, struct seq_file *m);
 int twheel_clock_index(u32 clockid);
+bool twheel_ctx_wall_due(struct twheel_ctx *ctx);
 #if IS_ENABLED(CONFIG_KUNIT)
 void twheel_ctx_update_at(struct twheel_ctx *ctx, u32 clk, s64 now_ns);
 #endif
@@ -219,8 +223,9 @@ static inline bool twheel_ctx_readable(struct twheel_ctx *ctx)
  * @ctx: the context
  *
  * Lockless. False means that no hrtimer fired since the wheels were last
- * brought all the way up to date: nothing is due beyond the latency of
- * the hrtimer, whose callback will wake the waiters. It stays true until
+ * brought all the way up to date, and no wall clock was set past the
+ * next event of its wheel: nothing is due beyond the latency of the
+ * hrtimer, whose callback will wake the waiters. It stays true until
  * an update has finished, records queued; so a waiter woken by a callback
  * never misses records queued by another task's update (such updates do
  * not wake anyone: the callback already did).
@@ -230,7 +235,9 @@ static inline bool twheel_ctx_readable(struct twheel_ctx *ctx)
 static inline bool twheel_ctx_fired(struct twheel_ctx *ctx)
 {
 	/* Acquire: pairs with the release that marks an update done. */
-	return atomic_read(&ctx->fire_seq) != smp_load_acquire(&ctx->done_seq);
+	if (atomic_read(&ctx->fire_seq) != smp_load_acquire(&ctx->done_seq))
+		return true;
+	return twheel_ctx_wall_due(ctx);
 }
 
 #endif /* _TWHEEL_CTX_H */

@@ -68,11 +68,19 @@ MODULE_PARM_DESC(max_timers,
 
 static int twheel_open(struct inode *inode, struct file *file)
 {
+	struct twheel_user *user;
 	struct twheel_ctx *ctx;
 
-	ctx = twheel_ctx_create(READ_ONCE(max_timers), TWHEEL_DEFAULT_TICK_NS);
-	if (IS_ERR(ctx))
+	/* EMFILE when the user holds fs.twheel.max_user_fds fds already. */
+	user = twheel_user_open();
+	if (IS_ERR(user))
+		return PTR_ERR(user);
+	ctx = twheel_ctx_create(user, READ_ONCE(max_timers),
+				TWHEEL_DEFAULT_TICK_NS);
+	if (IS_ERR(ctx)) {
+		twheel_user_close(user, 0);
 		return PTR_ERR(ctx);
+	}
 	file->private_data = ctx;
 	return nonseekable_open(inode, file);
 }
@@ -86,12 +94,15 @@ static int twheel_release(struct inode *inode, struct file *file)
 /*
  * An argument struct of @usize bytes (from the command number) into one of
  * @ksize: an older, smaller one is zero-extended, a newer, larger one must
- * have an all-zero tail (E2BIG otherwise). That tail is written back as
- * zeroes before anything changes, so the results can be written with page
- * faults disabled (see twheel_out_fault_in()).
+ * have an all-zero tail (E2BIG otherwise). For a command that writes
+ * results (@out), that tail is written back as zeroes before anything
+ * changes, so that it is zero afterwards whatever another thread stored
+ * meanwhile, and so that the results can be written with page faults
+ * disabled (see twheel_out_fault_in()). A write-only command writes
+ * nothing: its struct may be in read-only memory.
  */
 static int twheel_copy_in(void *karg, size_t ksize, void __user *uarg,
-			  size_t usize, size_t minsize)
+			  size_t usize, size_t minsize, bool out)
 {
 	int ret;
 
@@ -100,7 +111,7 @@ static int twheel_copy_in(void *karg, size_t ksize, void __user *uarg,
 	ret = copy_struct_from_user(karg, ksize, uarg, usize);
 	if (ret)
 		return ret;
-	if (usize > ksize && clear_user(uarg + ksize, usize - ksize))
+	if (out && usize > ksize && clear_user(uarg + ksize, usize - ksize))
 		return -EFAULT;
 	return 0;
 }
@@ -203,7 +214,7 @@ static long twheel_ioctl_add(struct twheel_ctx *ctx, void __user *uarg,
 	int ret;
 
 	ret = twheel_copy_in(&req, sizeof(req), uarg, usize,
-			     TWHEEL_ADD_SIZE_VER2);
+			     TWHEEL_ADD_SIZE_VER2, true);
 	if (ret)
 		return ret;
 	op.flags = req.flags;
@@ -232,7 +243,7 @@ static long twheel_ioctl_modify(struct twheel_ctx *ctx, void __user *uarg,
 	int ret;
 
 	ret = twheel_copy_in(&req, sizeof(req), uarg, usize,
-			     TWHEEL_MODIFY_SIZE_VER2);
+			     TWHEEL_MODIFY_SIZE_VER2, true);
 	if (ret)
 		return ret;
 	op.id = req.id;
@@ -261,7 +272,7 @@ static long twheel_ioctl_cancel(struct twheel_ctx *ctx, void __user *uarg,
 	int ret;
 
 	ret = twheel_copy_in(&req, sizeof(req), uarg, usize,
-			     TWHEEL_CANCEL_SIZE_VER0);
+			     TWHEEL_CANCEL_SIZE_VER0, true);
 	if (ret)
 		return ret;
 	op.id = req.id;
@@ -299,7 +310,7 @@ static long twheel_ioctl_query(struct twheel_ctx *ctx, void __user *uarg,
 	int ret;
 
 	ret = twheel_copy_in(&req, sizeof(req), uarg, usize,
-			     TWHEEL_QUERY_SIZE_VER2);
+			     TWHEEL_QUERY_SIZE_VER2, true);
 	if (ret)
 		return ret;
 	op.id = req.id;
@@ -424,7 +435,7 @@ static long twheel_ioctl_submit(struct twheel_ctx *ctx, void __user *uarg,
 	int ret;
 
 	ret = twheel_copy_in(&sub, sizeof(sub), uarg, usize,
-			     TWHEEL_SUBMIT_SIZE_VER2);
+			     TWHEEL_SUBMIT_SIZE_VER2, false);
 	if (ret)
 		return ret;
 	/* Checked before anything is allocated. */
@@ -487,7 +498,7 @@ static long twheel_ioctl_list(struct twheel_ctx *ctx, void __user *uarg,
 	int ret;
 
 	ret = twheel_copy_in(&req, sizeof(req), uarg, usize,
-			     TWHEEL_LIST_SIZE_VER2);
+			     TWHEEL_LIST_SIZE_VER2, true);
 	if (ret)
 		return ret;
 	if (!req.capacity || req.status_size != size || req.flags)
@@ -527,7 +538,7 @@ static long twheel_ioctl_config(struct twheel_ctx *ctx, void __user *uarg,
 	int ret;
 
 	ret = twheel_copy_in(&req, sizeof(req), uarg, usize,
-			     TWHEEL_CONFIG_SIZE_VER2);
+			     TWHEEL_CONFIG_SIZE_VER2, false);
 	if (ret)
 		return ret;
 	if (req.flags & ~TWHEEL_CONFIG_MANUAL || req.__reserved)
@@ -564,7 +575,7 @@ static long twheel_ioctl_advance(struct twheel_ctx *ctx, void __user *uarg,
 	int ret;
 
 	ret = twheel_copy_in(&req, sizeof(req), uarg, usize,
-			     TWHEEL_ADVANCE_SIZE_VER2);
+			     TWHEEL_ADVANCE_SIZE_VER2, true);
 	if (ret)
 		return ret;
 	if (req.flags || req.__reserved)
@@ -790,7 +801,15 @@ const struct file_operations twheel_fops = {
  */
 int twheel_dev_init(void)
 {
-	return twheel_ctx_cache_init();
+	int ret;
+
+	ret = twheel_ctx_cache_init();
+	if (ret)
+		return ret;
+	ret = twheel_user_init();
+	if (ret)
+		twheel_ctx_cache_exit();
+	return ret;
 }
 
 /**
@@ -798,5 +817,6 @@ int twheel_dev_init(void)
  */
 void twheel_dev_exit(void)
 {
+	twheel_user_exit();
 	twheel_ctx_cache_exit();
 }

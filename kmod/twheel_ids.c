@@ -56,8 +56,17 @@ void twheel_ids_destroy(struct twheel_ids *ids)
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_ids_destroy);
 
+/* Slots the table has room for. */
+static u32 twheel_ids_room(const struct twheel_ids *ids)
+{
+	return ids->nr_pages > 1 ?
+	       ids->nr_pages * TWHEEL_IDS_PER_PAGE : ids->first;
+}
+
 /*
- * One more page of slots, charged to the caller. Both allocations come
+ * Room for more slots, charged to the caller: the first page grows from
+ * TWHEEL_IDS_FIRST slots by doubling, so that an fd with a few timers
+ * keeps a few slots; then one page more at a time. Every allocation comes
  * before the table changes: a failure leaves it as it was.
  */
 static int twheel_ids_grow(struct twheel_ids *ids)
@@ -66,11 +75,21 @@ static int twheel_ids_grow(struct twheel_ids *ids)
 	u64 *page;
 	u32 max;
 
-	page = kmalloc(PAGE_SIZE, TWHEEL_GFP);
+	if (ids->nr_pages == 1 && ids->first < TWHEEL_IDS_PER_PAGE) {
+		page = krealloc(ids->pages[0], 2 * ids->first * sizeof(u64),
+				TWHEEL_GFP);
+		if (!page)
+			return -ENOMEM;
+		ids->pages[0] = page;
+		ids->first *= 2;
+		return 0;
+	}
+	page = kmalloc(ids->nr_pages ? PAGE_SIZE :
+		       TWHEEL_IDS_FIRST * sizeof(u64), TWHEEL_GFP);
 	if (!page)
 		return -ENOMEM;
 	if (ids->nr_pages == ids->max_pages) {
-		max = ids->max_pages ? 2 * ids->max_pages : 8;
+		max = ids->max_pages ? 2 * ids->max_pages : 1;
 		pages = kvmalloc_array(max, sizeof(*pages),
 				       TWHEEL_GFP);
 		if (!pages)
@@ -83,6 +102,8 @@ static int twheel_ids_grow(struct twheel_ids *ids)
 		ids->max_pages = max;
 	}
 	ids->pages[ids->nr_pages++] = page;
+	if (ids->nr_pages == 1)
+		ids->first = TWHEEL_IDS_FIRST;
 	return 0;
 
 err_page:
@@ -96,9 +117,10 @@ err_page:
  * @ptr: the object; at least 2-byte aligned, not NULL
  * @id: set to the new id on success
  *
- * O(1); allocates a page of slots, charged to the caller's memory cgroup,
- * once per TWHEEL_IDS_PER_PAGE slots. The id has never been handed out
- * by this table before.
+ * O(1); allocates room for more slots, charged to the caller's memory
+ * cgroup, as the table grows (see twheel_ids_grow()). The id has never
+ * been handed out by this table before. A new slot is taken only when no
+ * freed one is left (twheel_ids_full()).
  *
  * Return: 0, -ENOMEM, or -ENOSPC when 2^31 - 1 slots are in use.
  */
@@ -116,7 +138,7 @@ int twheel_ids_alloc(struct twheel_ids *ids, void *ptr, u64 *id)
 	} else {
 		if (ids->nr_slots == TWHEEL_IDS_MAX_SLOTS)
 			return -ENOSPC;
-		if (ids->nr_slots == ids->nr_pages * TWHEEL_IDS_PER_PAGE) {
+		if (ids->nr_slots == twheel_ids_room(ids)) {
 			ret = twheel_ids_grow(ids);
 			if (ret)
 				return ret;
@@ -191,17 +213,34 @@ void twheel_ids_replace(struct twheel_ids *ids, u64 id, void *ptr)
 EXPORT_SYMBOL_IF_KUNIT(twheel_ids_replace);
 
 /**
- * twheel_ids_next() - walk the live objects
+ * twheel_ids_full() - will the next twheel_ids_alloc() take a new slot?
  * @ids: the table
- * @slot: where to start; on return, the slot after the one returned
  *
- * Return: the first live object at or after *@slot, or NULL at the end.
+ * Return: true when no freed slot is left for reuse.
  */
-void *twheel_ids_next(const struct twheel_ids *ids, u32 *slot)
+bool twheel_ids_full(const struct twheel_ids *ids)
+{
+	return !ids->free;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_ids_full);
+
+/**
+ * twheel_ids_next() - walk the live objects, looking at a bounded number
+ *                     of slots
+ * @ids: the table
+ * @slot: where to start; on return, the slot after the last one looked at
+ * @budget: the most slots to look at; decremented by those looked at
+ *
+ * Return: the first live object at or after *@slot, or NULL when none is
+ * left (*@slot is then at the end) or the budget ran out first (*@slot
+ * is then before the end).
+ */
+void *twheel_ids_next(const struct twheel_ids *ids, u32 *slot, u32 *budget)
 {
 	u64 v;
 
-	while (*slot < ids->nr_slots) {
+	while (*slot < ids->nr_slots && *budget) {
+		(*budget)--;
 		v = *twheel_ids_slot(ids, (*slot)++);
 		if (!(v & TWHEEL_IDS_FREE_BIT))
 			return (void *)(uintptr_t)v;
@@ -222,7 +261,10 @@ size_t twheel_ids_bytes(const struct twheel_ids *ids)
 	/* slot + 1 fits below the caller's bits, the generation above them. */
 	BUILD_BUG_ON(TWHEEL_IDS_MAX_SLOTS >= (1ULL << 31));
 	BUILD_BUG_ON(TWHEEL_IDS_FREE_BITS >> TWHEEL_IDS_GEN_SHIFT);
-	return (size_t)ids->nr_pages * PAGE_SIZE +
+	if (!ids->nr_pages)
+		return 0;
+	return (size_t)(ids->nr_pages - 1) * PAGE_SIZE +
+	       (size_t)ids->first * sizeof(u64) +
 	       (size_t)ids->max_pages * sizeof(*ids->pages);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_ids_bytes);

@@ -10,7 +10,8 @@
  * generation and the next free slot. Freed slots are reused first (last
  * freed, first reused), so the table has as many slots as the most
  * objects it ever held at once, whatever the pattern of adds and removes:
- * 8 bytes per slot, in pages charged to the caller's memory cgroup. A
+ * 8 bytes per slot, charged to the caller's memory cgroup (the first page
+ * grows from 32 slots by doubling, then whole pages are added). A
  * slot whose generations are used up (2^29 uses) is retired, never
  * reused.
  *
@@ -34,8 +35,9 @@
 /* Bits of an id that are always 0: for the caller's flags. */
 #define TWHEEL_IDS_FREE_BITS	(0xfULL << 31)
 
-/* Slots per page of the table. */
+/* Slots per page of the table; the first page starts with fewer. */
 #define TWHEEL_IDS_PER_PAGE	(PAGE_SIZE / sizeof(u64))
+#define TWHEEL_IDS_FIRST	32
 
 /**
  * struct twheel_ids - an id table
@@ -44,6 +46,8 @@
  * @max_pages: room in @pages
  * @nr_slots: slots handed out so far (used or free)
  * @free: the first free slot plus one, 0 when none is free
+ * @first: slots in the first page (TWHEEL_IDS_FIRST up to
+ *         TWHEEL_IDS_PER_PAGE; the others are whole)
  */
 struct twheel_ids {
 	u64 **pages;
@@ -51,6 +55,7 @@ struct twheel_ids {
 	u32 max_pages;
 	u32 nr_slots;
 	u32 free;
+	u32 first;
 };
 
 void twheel_ids_init(struct twheel_ids *ids);
@@ -59,7 +64,8 @@ int twheel_ids_alloc(struct twheel_ids *ids, void *ptr, u64 *id);
 void *twheel_ids_find(const struct twheel_ids *ids, u64 id);
 void twheel_ids_remove(struct twheel_ids *ids, u64 id);
 void twheel_ids_replace(struct twheel_ids *ids, u64 id, void *ptr);
-void *twheel_ids_next(const struct twheel_ids *ids, u32 *slot);
+bool twheel_ids_full(const struct twheel_ids *ids);
+void *twheel_ids_next(const struct twheel_ids *ids, u32 *slot, u32 *budget);
 size_t twheel_ids_bytes(const struct twheel_ids *ids);
 
 #endif /* _TWHEEL_IDS_H */

@@ -5,7 +5,8 @@
  *
  * This file is the module's entry point: it registers the misc device
  * /dev/twheel. Any user may open it (mode 0666), as anyone may create a
- * timerfd; what one open file may hold is bounded per fd.
+ * timerfd; what one open file may hold is bounded per fd, and what one
+ * user may hold over all their fds per user (twheel_user.c).
  *
  * The device has a fixed number, misc minor TWHEEL_MINOR, and the module
  * the aliases that go with it ("devname:twheel", "char-major-10-250"),
@@ -14,7 +15,9 @@
  * for /dev/fuse or /dev/uinput. Should another driver hold that minor,
  * the device takes a dynamic one (and loads only by name).
  *
- * Module-wide counters are in /sys/class/misc/twheel/stats/.
+ * Module-wide counters are in /sys/class/misc/twheel/stats/, readable by
+ * root only (mode 0400): they sum every user's activity, which no other
+ * user should watch. A user sees their own in their fds' fdinfo.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -29,6 +32,12 @@
 
 /* Misc minors 243-254 are reserved for local use (devices.txt). */
 #define TWHEEL_MINOR	250
+
+/* @a - @b for a count of things now, never below 0 (see the reads). */
+static u64 twheel_stat_now(u64 a, u64 b)
+{
+	return a > b ? a - b : 0;
+}
 
 static ssize_t twheel_stat_show(struct device *dev, char *buf,
 				u64 (*value)(const struct twheel_stats *s))
@@ -49,12 +58,12 @@ static ssize_t _name##_show(struct device *dev,				\
 {									\
 	return twheel_stat_show(dev, buf, twheel_stat_##_name);	\
 }									\
-static DEVICE_ATTR_RO(_name)
+static DEVICE_ATTR_ADMIN_RO(_name)
 
 /* Open files (contexts) now. */
-TWHEEL_STAT_ATTR(fds, s->opened - s->closed);
+TWHEEL_STAT_ATTR(fds, twheel_stat_now(s->opened, s->closed));
 /* Live timers now: pending, or with a record queued. */
-TWHEEL_STAT_ATTR(timers, s->created - s->freed);
+TWHEEL_STAT_ATTR(timers, twheel_stat_now(s->created, s->freed));
 /* Timers created since the module was loaded. */
 TWHEEL_STAT_ATTR(timers_created, s->created);
 /* Expiry records queued since the module was loaded. */

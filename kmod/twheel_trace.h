@@ -7,17 +7,27 @@
  * Times are the kernel's, on the timer's clock (not the opener's time
  * namespace), in nanoseconds:
  *
- *   timer_add     a timer was created: its deadline and period
- *   timer_modify  a timer was re-armed: its new deadline and period, and
- *                 whether it was pending or had a record queued (retracted)
- *   timer_cancel  a timer was cancelled, pending or with a record queued
- *   timer_expire  a timer's record was queued: its deadline, when the
- *                 record was queued, and the lateness (the difference);
- *                 a one-shot timer keeps only the tick its deadline rounds
- *                 up to, so its deadline here is that tick's start
- *   wheel_advance one clock's wheel was advanced by a task: the wheel's
- *                 time before and after (in ticks), and how many records
- *                 that queued
+ *   twheel_timer_add     a timer was created: its deadline and period
+ *   twheel_timer_modify  a timer was re-armed: its new deadline and
+ *                        period, and whether it was pending or had a
+ *                        record queued (retracted)
+ *   twheel_timer_cancel  a timer was cancelled, pending or with a record
+ *                        queued
+ *   twheel_timer_expire  a timer's record was queued: its deadline, when
+ *                        the record was queued, and the lateness (the
+ *                        difference); a one-shot timer keeps only the tick
+ *                        its deadline rounds up to, so its deadline here
+ *                        is that tick's start
+ *   twheel_wheel_advance one clock's wheel was advanced by a task, in one
+ *                        hold of the fd's lock: the wheel's time before
+ *                        and after (in ticks), the records that queued,
+ *                        and the entries moved (handed back, cascaded or
+ *                        re-added after the clock was set back: at most
+ *                        256 per hold, over all the fd's clocks)
+ *
+ * Every event's name begins with "twheel_", so that none of their symbols
+ * (__tracepoint_<name>, trace_<name>, ...) is also one of the kernel's
+ * own events (the kernel has a timer_cancel).
  *
  * Disabled, an event costs a patched-out branch.
  */
@@ -71,18 +81,18 @@ DECLARE_EVENT_CLASS(twheel_timer_arm,
 			      twheel_show_state(__entry->state) : "new"));
 
 /* state: 0 (a new timer) */
-DEFINE_EVENT(twheel_timer_arm, timer_add,
+DEFINE_EVENT(twheel_timer_arm, twheel_timer_add,
 	     TP_PROTO(u64 ctx, u64 id, u64 cookie, u32 clock, s64 deadline_ns,
 		      u64 period_ns, u32 state),
 	     TP_ARGS(ctx, id, cookie, clock, deadline_ns, period_ns, state));
 
 /* state: what the timer was before, TWHEEL_STATE_PENDING or _QUEUED */
-DEFINE_EVENT(twheel_timer_arm, timer_modify,
+DEFINE_EVENT(twheel_timer_arm, twheel_timer_modify,
 	     TP_PROTO(u64 ctx, u64 id, u64 cookie, u32 clock, s64 deadline_ns,
 		      u64 period_ns, u32 state),
 	     TP_ARGS(ctx, id, cookie, clock, deadline_ns, period_ns, state));
 
-TRACE_EVENT(timer_cancel,
+TRACE_EVENT(twheel_timer_cancel,
 	    TP_PROTO(u64 ctx, u64 id, u64 cookie, u32 clock, u32 state),
 	    TP_ARGS(ctx, id, cookie, clock, state),
 	    TP_STRUCT__entry(__field(u64, ctx)
@@ -100,7 +110,7 @@ TRACE_EVENT(timer_cancel,
 		      twheel_show_clock(__entry->clock),
 		      twheel_show_state(__entry->state)));
 
-TRACE_EVENT(timer_expire,
+TRACE_EVENT(twheel_timer_expire,
 	    TP_PROTO(u64 ctx, u64 id, u64 cookie, u32 clock, s64 deadline_ns,
 		     s64 now_ns),
 	    TP_ARGS(ctx, id, cookie, clock, deadline_ns, now_ns),
@@ -123,26 +133,28 @@ TRACE_EVENT(timer_expire,
 		      twheel_show_clock(__entry->clock), __entry->deadline_ns,
 		      __entry->now_ns, __entry->lateness_ns));
 
-TRACE_EVENT(wheel_advance,
+TRACE_EVENT(twheel_wheel_advance,
 	    TP_PROTO(u64 ctx, u32 clock, u64 from_tick, u64 to_tick,
-		     s64 now_ns, u64 queued),
-	    TP_ARGS(ctx, clock, from_tick, to_tick, now_ns, queued),
+		     s64 now_ns, u64 queued, u64 moved),
+	    TP_ARGS(ctx, clock, from_tick, to_tick, now_ns, queued, moved),
 	    TP_STRUCT__entry(__field(u64, ctx)
 			     __field(u64, from_tick)
 			     __field(u64, to_tick)
 			     __field(s64, now_ns)
 			     __field(u64, queued)
+			     __field(u64, moved)
 			     __field(u32, clock)),
 	    TP_fast_assign(__entry->ctx = ctx;
 			   __entry->from_tick = from_tick;
 			   __entry->to_tick = to_tick;
 			   __entry->now_ns = now_ns;
 			   __entry->queued = queued;
+			   __entry->moved = moved;
 			   __entry->clock = clock;),
-	    TP_printk("ctx=%llu clock=%s from=%llu to=%llu now=%lld queued=%llu",
+	    TP_printk("ctx=%llu clock=%s from=%llu to=%llu now=%lld queued=%llu moved=%llu",
 		      __entry->ctx, twheel_show_clock(__entry->clock),
 		      __entry->from_tick, __entry->to_tick, __entry->now_ns,
-		      __entry->queued));
+		      __entry->queued, __entry->moved));
 
 #endif /* _TWHEEL_TRACE_H */
 

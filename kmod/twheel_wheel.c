@@ -43,7 +43,9 @@
  * moves the cascade list's entries one at a time: an entry whose deadline
  * is t is handed back, any other is placed relative to the clock, t, into
  * a lower level. It may stop between two entries when its budget runs
- * out. Until the cascade list is empty:
+ * out, or before an entry whose level the caller has not given (the next
+ * call, once it is given, goes on from there: stopping for a level costs
+ * no budget and changes no order). Until the cascade list is empty:
  *  - next() returns the clock (the advance must go on);
  *  - an entry added with a deadline in the cascading slot's range (equal
  *    to t at and above the slot's level) and after t joins the cascade
@@ -51,14 +53,21 @@
  *    one added at or before t goes to the due list, which is handed back
  *    after the cascade list: its effective deadline is t, and it came
  *    after every entry of the slot;
- *  - remove() of an entry still on the cascade list computes the slot the
- *    entry would go to and clears that slot's bit if the slot is empty:
- *    the bitmap stays exact, since the bit is cleared only for an empty
- *    list.
+ *  - remove() of an entry still on the cascade list finds it is not the
+ *    first entry of the slot its deadline names (it is in no slot), and
+ *    only unlinks it: the bitmap stays exact.
  * Every other entry is placed per the clock t, so the invariant holds for
  * them. When the advance starts a slot, every lower level is empty and the
  * due list is empty (it is handed back first), which is what makes the
  * order above the deadline order.
+ *
+ * Slots. A slot is one pointer: its entries form a ring through their
+ * list nodes with no list head of its own, the slot pointing at the
+ * oldest; appending goes before it. So a level costs 64 pointers, and
+ * exists only while the caller has given it (struct twheel_level). An
+ * entry in a slot lies where (expires, clk) place it, so remove() finds
+ * its slot from those two alone, and needs it only when the entry is the
+ * slot's first.
  */
 #ifdef __KERNEL__
 #include <linux/bitops.h>
@@ -93,7 +102,36 @@ static inline u64 twheel_event(u64 clk, unsigned int lvl, unsigned int slot)
 	return (clk & ~low) | ((u64)slot << shift);
 }
 
-/* Put @e where its deadline places it relative to the current clock. */
+/* Append @node to the ring of a slot (*@slot: its oldest node, or NULL). */
+static inline void twheel_slot_append(struct list_head **slot,
+				      struct list_head *node)
+{
+	if (*slot) {
+		list_add_tail(node, *slot);	/* before the oldest: last */
+		return;
+	}
+	INIT_LIST_HEAD(node);
+	*slot = node;
+}
+
+/* Move the whole ring of a non-empty slot to the tail of list @to. */
+static inline void twheel_slot_splice(struct list_head **slot,
+				      struct list_head *to)
+{
+	struct list_head *first = *slot, *last = first->prev;
+
+	first->prev = to->prev;
+	to->prev->next = first;
+	last->next = to;
+	to->prev = last;
+	*slot = NULL;
+}
+
+/*
+ * Put @e where its deadline places it relative to the current clock. The
+ * level it goes to exists (the caller of twheel_wheel_add() gave it; an
+ * advance checks before it moves an entry).
+ */
 static inline void twheel_place(struct twheel_wheel *w, struct twheel_entry *e)
 {
 	unsigned int lvl, slot;
@@ -104,7 +142,7 @@ static inline void twheel_place(struct twheel_wheel *w, struct twheel_entry *e)
 	}
 	lvl = twheel_level(e->expires, w->clk);
 	slot = twheel_slot(e->expires, lvl);
-	list_add_tail(&e->node, &w->slots[lvl][slot]);
+	twheel_slot_append(&w->lvl[lvl]->slot[slot], &e->node);
 	w->pending[lvl] |= (u64)1 << slot;
 }
 
@@ -131,11 +169,11 @@ static inline unsigned int twheel_first_level(const struct twheel_wheel *w)
  * @w: the wheel
  * @now: the wheel's starting tick (any u64)
  *
- * Costs TWHEEL_LEVELS * TWHEEL_SLOTS list initialisations; do it once.
+ * The wheel has no level yet (see twheel_wheel_give_level()).
  */
 void twheel_wheel_init(struct twheel_wheel *w, u64 now)
 {
-	unsigned int lvl, slot;
+	unsigned int lvl;
 
 	w->clk = now;
 	w->count = 0;
@@ -144,8 +182,7 @@ void twheel_wheel_init(struct twheel_wheel *w, u64 now)
 	w->casc_shift = 0;
 	for (lvl = 0; lvl < TWHEEL_LEVELS; lvl++) {
 		w->pending[lvl] = 0;
-		for (slot = 0; slot < TWHEEL_SLOTS; slot++)
-			INIT_LIST_HEAD(&w->slots[lvl][slot]);
+		w->lvl[lvl] = NULL;
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_init);
@@ -155,6 +192,9 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_init);
  * @w: the wheel
  * @e: the caller's entry; must not be held by any wheel
  * @expires: the deadline, in ticks; every u64 value is held exactly
+ *
+ * The level twheel_wheel_level_needed() names for @expires must have been
+ * given first.
  *
  * O(1). An entry whose deadline is after the wheel's clock is handed back
  * by the first advance that reaches @expires, and never by an earlier
@@ -187,30 +227,34 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_add);
  * @e: an entry held by @w (added and neither removed nor handed back since)
  *
  * O(1) wherever the entry sits, at any level and after any number of
- * cascades, and the entry stores no position: its list became empty iff
- * it was the list's only entry (both its neighbours are the list's head),
- * and when that head is a slot's, its address says which slot's bit to
- * clear (the due and cascade lists have no bit). Unlinks it and leaves
- * @e->node initialised as an empty list. The caller owns @e again on
- * return.
+ * cascades, and the entry stores no position: an entry in a slot lies
+ * where (@e->expires, clock) place it, so the slot its deadline names is
+ * the only one it can be in; the slot changes only when the entry is its
+ * first (the ring's next becomes first, or the slot empties and its bit
+ * is cleared). An entry on the due or cascade list is no slot's first.
+ * Unlinks it and leaves @e->node initialised as an empty list. The caller
+ * owns @e again on return.
  */
 void twheel_wheel_remove(struct twheel_wheel *w, struct twheel_entry *e)
 {
-	struct list_head *head = e->node.prev;
-	bool alone = head == e->node.next;
-	unsigned long off;
+	struct list_head *next = e->node.next, **sp;
+	unsigned int lvl, slot;
 
-	list_del_init(&e->node);
 	w->count--;
-	if (!alone)
-		return;
-	/* One unsigned compare: below the slots wraps to a large offset. */
-	off = (unsigned long)head - (unsigned long)&w->slots[0][0];
-	if (off < sizeof(w->slots)) {
-		off /= sizeof(w->slots[0][0]);
-		w->pending[off / TWHEEL_SLOTS] &=
-			~((u64)1 << (off % TWHEEL_SLOTS));
+	if (e->expires > w->clk) {
+		lvl = twheel_level(e->expires, w->clk);
+		slot = twheel_slot(e->expires, lvl);
+		sp = w->lvl[lvl] ? &w->lvl[lvl]->slot[slot] : NULL;
+		if (sp && *sp == &e->node) {
+			if (next == &e->node) {
+				*sp = NULL;
+				w->pending[lvl] &= ~((u64)1 << slot);
+			} else {
+				*sp = next;
+			}
+		}
 	}
+	list_del_init(&e->node);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_remove);
 
@@ -253,8 +297,9 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_next);
  * @now: the current tick
  *
  * O(TWHEEL_LEVELS). After twheel_wheel_advance_some(@w, @now, ...) this
- * tells whether it stopped for its budget (true) or finished (false); a
- * finished advance has moved the clock to at least @now.
+ * tells whether it stopped (true: for its budget, or for a level it lacks,
+ * see twheel_wheel_level_missing()) or finished (false); a finished
+ * advance has moved the clock to at least @now.
  *
  * Return: true when entries are due (whatever @now), an advance is
  * unfinished, or the earliest slot's event tick is at or before @now.
@@ -339,8 +384,10 @@ static u64 twheel_hand_back(struct twheel_wheel *w, struct list_head *from,
  * advance with @now >= its deadline. The handed back entries belong to the
  * caller from then on.
  *
- * It stops when *@budget reaches 0, possibly in the middle of a slot;
- * twheel_wheel_behind() then says so, and the next call (with this or a
+ * It stops when *@budget reaches 0, possibly in the middle of a slot, or
+ * before an entry would move into a level the caller has not given
+ * (twheel_wheel_level_missing() names it); twheel_wheel_behind() then
+ * says so, and the next call (with this or a
  * later @now) goes on exactly where this one stopped. Entries handed back
  * over several calls come in the same order as from one call. An advance
  * that finishes sets the clock to max(clock, @now): it never goes back,
@@ -376,9 +423,12 @@ u64 twheel_wheel_advance_some(struct twheel_wheel *w, u64 now,
 			handed += n;
 			if (n)
 				continue;
-			(*budget)--;
 			e = list_first_entry(&w->cascade, struct twheel_entry,
 					     node);
+			/* Stop for a level the caller has not given. */
+			if (!w->lvl[twheel_level(e->expires, w->clk)])
+				break;
+			(*budget)--;
 			list_del(&e->node);
 			twheel_place(w, e);
 			continue;
@@ -417,7 +467,7 @@ u64 twheel_wheel_advance_some(struct twheel_wheel *w, u64 now,
 		 */
 		w->clk = t;
 		w->pending[lvl] &= ~((u64)1 << slot);
-		list_splice_tail_init(&w->slots[lvl][slot], &w->cascade);
+		twheel_slot_splice(&w->lvl[lvl]->slot[slot], &w->cascade);
 		w->casc_shift = lvl * TWHEEL_LVL_BITS;
 	}
 	w->count -= handed;
@@ -466,7 +516,7 @@ u64 twheel_wheel_take_all(struct twheel_wheel *w, u64 now,
 	for (lvl = 0; lvl < TWHEEL_LEVELS; lvl++) {
 		for (bits = w->pending[lvl]; bits; bits &= bits - 1) {
 			slot = __ffs64(bits);
-			list_splice_tail_init(&w->slots[lvl][slot], all);
+			twheel_slot_splice(&w->lvl[lvl]->slot[slot], all);
 		}
 		w->pending[lvl] = 0;
 	}
@@ -477,3 +527,90 @@ u64 twheel_wheel_take_all(struct twheel_wheel *w, u64 now,
 	return n;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_take_all);
+
+/**
+ * twheel_wheel_level_needed() - the level an add would need and lacks
+ * @w: the wheel
+ * @expires: the deadline of an entry about to be added
+ *
+ * O(1).
+ *
+ * Return: the level twheel_wheel_add(@w, ..., @expires) would put the
+ * entry in, when the wheel lacks it; -1 when the add needs no level it
+ * lacks (the level exists, or the entry goes to the due or cascade list).
+ */
+int twheel_wheel_level_needed(const struct twheel_wheel *w, u64 expires)
+{
+	unsigned int lvl;
+
+	if (expires <= w->clk || twheel_in_cascade(w, expires))
+		return -1;
+	lvl = twheel_level(expires, w->clk);
+	return w->lvl[lvl] ? -1 : (int)lvl;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_level_needed);
+
+/**
+ * twheel_wheel_level_missing() - the level an unfinished advance waits for
+ * @w: the wheel
+ *
+ * O(1): only the next entry to cascade can be waiting.
+ *
+ * Return: the level the next entry of an unfinished cascade goes to, when
+ * the wheel lacks it; -1 otherwise.
+ */
+int twheel_wheel_level_missing(const struct twheel_wheel *w)
+{
+	const struct twheel_entry *e;
+	unsigned int lvl;
+
+	if (list_empty(&w->cascade))
+		return -1;
+	e = list_first_entry(&w->cascade, struct twheel_entry, node);
+	if (e->expires == w->clk)
+		return -1;
+	lvl = twheel_level(e->expires, w->clk);
+	return w->lvl[lvl] ? -1 : (int)lvl;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_level_missing);
+
+/**
+ * twheel_wheel_give_level() - give the wheel the slots of a level it lacks
+ * @w: the wheel
+ * @lvl: the level, below TWHEEL_LEVELS, which the wheel lacks
+ * @l: its slots, zeroed (all empty); the wheel owns them until
+ *     twheel_wheel_take_empty_level() hands them back
+ */
+void twheel_wheel_give_level(struct twheel_wheel *w, unsigned int lvl,
+			     struct twheel_level *l)
+{
+	w->lvl[lvl] = l;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_give_level);
+
+/**
+ * twheel_wheel_take_empty_level() - take back the slots of an empty level
+ * @w: the wheel
+ *
+ * O(TWHEEL_LEVELS). The level is gone from the wheel afterwards; an add or
+ * an advance that needs it again asks for it (see above). A caller that
+ * frees a wheel holding entries frees its levels (@w->lvl) itself.
+ *
+ * Return: the slots of a level that holds no entry (all NULL), or NULL
+ * when every level the wheel has holds entries.
+ */
+struct twheel_level *twheel_wheel_take_empty_level(struct twheel_wheel *w)
+{
+	struct twheel_level *l;
+	unsigned int lvl;
+
+	for (lvl = 0; lvl < TWHEEL_LEVELS; lvl++) {
+		if (w->lvl[lvl] && !w->pending[lvl]) {
+			l = w->lvl[lvl];
+			w->lvl[lvl] = NULL;
+			return l;
+		}
+	}
+	return NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_take_empty_level);

@@ -23,6 +23,14 @@
  * entry moves and may stop in the middle of a slot; the wheel then holds
  * that slot's remaining entries on its cascade list and stays correct for
  * every other call, so a caller can drop its lock between two chunks.
+ *
+ * Memory grows with use: a level's 64 slot heads (struct twheel_level,
+ * 512 bytes) exist only while the caller has given them. The wheel never
+ * allocates; it says which level it lacks. Before twheel_wheel_add() the
+ * caller gives the level twheel_wheel_level_needed() names; an advance
+ * that would move an entry into a missing level stops there (as for its
+ * budget) and twheel_wheel_level_missing() names it. Levels left empty
+ * are taken back with twheel_wheel_take_empty_level().
  */
 #ifndef _TWHEEL_WHEEL_H
 #define _TWHEEL_WHEEL_H
@@ -50,8 +58,9 @@
 
 /**
  * struct twheel_entry - the wheel's part of a caller-owned timer object
- * @node: link in a slot, in the due list, or (after hand-back) in the
- *        caller's list
+ * @node: link in a slot (a ring without a list head: the slot points at
+ *        its first entry), in the due or cascade list, or (after hand-back)
+ *        in the caller's list
  * @expires: the deadline, in ticks
  *
  * 24 bytes. The wheel reads and writes it only between twheel_wheel_add()
@@ -62,6 +71,18 @@
 struct twheel_entry {
 	struct list_head node;
 	u64 expires;
+};
+
+/**
+ * struct twheel_level - the slots of one level
+ * @slot: per slot, its first entry's node (the entries form a ring through
+ *        their nodes, oldest first), or NULL when the slot is empty
+ *
+ * Given by the caller zeroed (every slot empty), and owned by the wheel
+ * until taken back.
+ */
+struct twheel_level {
+	struct list_head *slot[TWHEEL_SLOTS];
 };
 
 /**
@@ -76,7 +97,8 @@ struct twheel_entry {
  *              entry belongs to it iff (expires >> @casc_shift) equals
  *              (@clk >> @casc_shift)
  * @pending: per level, bit s set iff slot s of that level is non-empty
- * @slots: the slot lists, TWHEEL_LEVELS x TWHEEL_SLOTS
+ * @lvl: per level, its slots, or NULL while the caller has not given them
+ *       (a level without slots holds no entry: its @pending is 0)
  */
 struct twheel_wheel {
 	u64 clk;
@@ -85,7 +107,7 @@ struct twheel_wheel {
 	struct list_head cascade;
 	unsigned int casc_shift;
 	u64 pending[TWHEEL_LEVELS];
-	struct list_head slots[TWHEEL_LEVELS][TWHEEL_SLOTS];
+	struct twheel_level *lvl[TWHEEL_LEVELS];
 };
 
 void twheel_wheel_init(struct twheel_wheel *w, u64 now);
@@ -99,6 +121,11 @@ u64 twheel_wheel_next(const struct twheel_wheel *w);
 bool twheel_wheel_holds(const struct twheel_wheel *w, u64 expires);
 u64 twheel_wheel_take_all(struct twheel_wheel *w, u64 now,
 			  struct list_head *all);
+int twheel_wheel_level_needed(const struct twheel_wheel *w, u64 expires);
+int twheel_wheel_level_missing(const struct twheel_wheel *w);
+void twheel_wheel_give_level(struct twheel_wheel *w, unsigned int lvl,
+			     struct twheel_level *l);
+struct twheel_level *twheel_wheel_take_empty_level(struct twheel_wheel *w);
 
 /**
  * twheel_wheel_advance() - advance all the way to @now
@@ -106,8 +133,10 @@ u64 twheel_wheel_take_all(struct twheel_wheel *w, u64 now,
  * @now: the current tick
  * @expired: the caller's list; entries handed back are appended to it
  *
- * twheel_wheel_advance_some() without a bound: afterwards the wheel is
- * not behind @now. Its cost follows the entries handed back and moved.
+ * twheel_wheel_advance_some() without a bound on the entries moved:
+ * afterwards the wheel is not behind @now, unless it stopped for a level
+ * it lacks (twheel_wheel_level_missing()). Its cost follows the entries
+ * handed back and moved.
  *
  * Return: the number of entries appended to @expired.
  */

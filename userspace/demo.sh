@@ -12,6 +12,13 @@ step "insmod twheel.ko"
 insmod /lib/twheel/twheel.ko
 ls -l /dev/twheel
 echo "twheel $(cat /sys/module/twheel/version), max_timers per fd: $(cat /sys/module/twheel/parameters/max_timers)"
+echo "per user, by default from RAM: max_user_fds $(cat /proc/sys/fs/twheel/max_user_fds), max_user_timers $(cat /proc/sys/fs/twheel/max_user_timers)"
+# The per-user limits bound what one user may hold to about 4% of RAM: the
+# demo's 100 000 orders fit in the default 1 GiB VM, not in a much smaller
+# VM_MEM. The demo shows the timers, not the limits: root raises them (at
+# run time, as the sysctls allow).
+echo 4096 > /proc/sys/fs/twheel/max_user_fds
+echo 2000000 > /proc/sys/fs/twheel/max_user_timers
 
 step "twheelctl info: the handshake of a new fd"
 twheelctl info

@@ -4,7 +4,8 @@
  * handshake, fdinfo, and every way an ioctl's argument can be wrong, for
  * each of the nine ioctls: a size smaller than the first published one
  * (EINVAL), a larger one with a non-zero tail (E2BIG) or a zero tail
- * (accepted, tail zeroed), unknown flags and non-zero reserved fields
+ * (accepted, tail zero; a write-only command, SUBMIT or CONFIG, takes it
+ * from read-only memory), unknown flags and non-zero reserved fields
  * (EINVAL), the wrong direction bits or an unknown number (ENOTTY),
  * argument memory that cannot be read or written (EFAULT). Each bad call
  * gives its errno and changes nothing (checked with TWHEEL_IOC_INFO,
@@ -1266,6 +1267,41 @@ static void efault_readonly(void)
 	}
 }
 
+/*
+ * The same with a larger struct whose tail is zero: the commands that
+ * write fail with EFAULT and change nothing; the write-only ones (SUBMIT,
+ * CONFIG) only read it, and work. The old code wrote zeroes over the
+ * tail of every larger struct before anything else, also for those two:
+ * EFAULT, nothing done.
+ */
+static void efault_readonly_larger(void)
+{
+	static const size_t extra[] = { 8, 64, 1000 };
+	long pg = sysconf(_SC_PAGESIZE);
+	struct ictx x = { 0 };
+	unsigned int k, e;
+
+	for (k = 0; k < NDESCS; k++) {
+		const struct idesc *d = &descs[k];
+
+		for (e = 0; e < sizeof(extra) / sizeof(extra[0]); e++) {
+			size_t size = _IOC_SIZE(d->cmd) + extra[e];
+			unsigned char *p;
+
+			p = mmap(NULL, pg, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			CHECK(p != MAP_FAILED);
+			begin(d, &x);
+			memcpy(p + pg - size, valid, size);
+			CHECK_OK(mprotect(p, pg, PROT_READ));
+			call(d, &x, CMD_SIZE(d->cmd, size), p + pg - size, size,
+			     d->writes ? EFAULT : 0, "read-only, larger");
+			end(&x);
+			munmap(p, pg);
+		}
+	}
+}
+
 /* ADD writes id, keeps the in fields and touches nothing after the struct. */
 static void add_writeback(void)
 {
@@ -1345,8 +1381,8 @@ static void cancel_writeback(void)
 }
 
 /*
- * fdinfo: tick_ns, timers, queued, and next_expiry_<clock>_ns for each
- * clock with pending timers. What "next expiry" means is not written
+ * fdinfo: tick_ns, timers, pending, queued, slots, and
+ * next_expiry_<clock>_ns for each clock with pending timers. What "next expiry" means is not written
  * down beyond that; checked: it is not after the earliest pending
  * deadline (rounded up to a tick) and not before the fd's last add.
  */
@@ -1391,6 +1427,10 @@ static void fdinfo(void)
 	CHECK_EQ(v, 8);
 	CHECK_EQ(twt_fdinfo(fd, "queued", &v), 0);
 	CHECK_EQ(v, 1);
+	CHECK_EQ(twt_fdinfo(fd, "pending", &v), 0);
+	CHECK_EQ(v, 7);
+	CHECK_EQ(twt_fdinfo(fd, "slots", &v), 0);
+	CHECK_EQ(v, 8);
 	CHECK_EQ(twt_fdinfo(fd, "next_expiry_monotonic_ns", &v), 0);
 	printf("# next_expiry_monotonic_ns is deadline %+.3f ms\n", (v - m) / 1e6);
 	CHECK(v <= (m + tick - 1) / tick * tick);
@@ -1412,6 +1452,11 @@ static void fdinfo(void)
 	CHECK_EQ(v, 0);
 	CHECK_EQ(twt_fdinfo(fd, "timers", &v), 0);
 	CHECK_EQ(v, 7);
+	CHECK_EQ(twt_fdinfo(fd, "pending", &v), 0);
+	CHECK_EQ(v, 7);
+	/* The read timer's slot stays with the fd, for its next timer. */
+	CHECK_EQ(twt_fdinfo(fd, "slots", &v), 0);
+	CHECK_EQ(v, 8);
 	close(fd);
 }
 
@@ -1984,6 +2029,7 @@ TWT_MAIN("abi",
 	 TWT_CASE(efault_pointers),
 	 TWT_CASE(efault_straddle),
 	 TWT_CASE(efault_readonly),
+	 TWT_CASE(efault_readonly_larger),
 	 TWT_CASE(efault_readonly_add),
 	 TWT_CASE(sizes_smaller),
 	 TWT_CASE(add_v1_struct),

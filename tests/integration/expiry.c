@@ -3,7 +3,7 @@
  * expiry: one-shot timers on every clock (CLOCK_MONOTONIC, CLOCK_BOOTTIME,
  * CLOCK_REALTIME, CLOCK_TAI), relative and absolute; the record's fields;
  * deadlines already due; order of many timers (deadline order, ties in add
- * order); huge deadlines that must never wrap; wall-clock timers, relative
+ * order, at every level of the wheel); huge deadlines that must never wrap; wall-clock timers, relative
  * or absolute, following changes of the wall clock.
  */
 #define _GNU_SOURCE
@@ -323,6 +323,197 @@ static void ties_add_order(void)
 		CHECK(ev[i].time_ns >= ((i < 200) ? d1 : d2));
 	}
 	close(fd);
+}
+
+/*
+ * Ties where the wheel moves them once. ties_add_order's deadline lies
+ * a level up (1000 ticks ahead): a slot there is cascaded to level 0 and
+ * then handed back, so a wheel that reversed the order of a slot's
+ * entries at each move would reverse them twice and pass. Here ties sit
+ * where they are moved exactly once: at level 0 (under 64 ticks ahead,
+ * in the clock's block of 64), and at exact multiples of 64 ticks (128,
+ * 4096: the slot's event tick is the deadline, handed back straight from
+ * the slot), next to ties that do cascade (1000, 4100); several timers
+ * each, their adds interleaved across the deadlines. Each deadline's
+ * records must come out exactly in add order.
+ */
+#define TIE_K		5	/* timers per deadline */
+
+static const int64_t tie_ticks[] = { 5, 37, 63, 64, 128, 1000, 4096, 4100 };
+#define TIE_ND		((int)(sizeof(tie_ticks) / sizeof(tie_ticks[0])))
+
+/*
+ * ev[0..n) against the cookies of want[0..n): -1 when equal, else the
+ * first index that differs.
+ */
+static int tie_first_diff(const struct twheel_event *ev, const uint64_t *want,
+			  int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (ev[i].cookie != want[i])
+			return i;
+	return -1;
+}
+
+/* Fail unless ev[] is exactly want[], saying which record differs. */
+#define CHECK_TIES(ev, want, n) do {					\
+	int _d = tie_first_diff((ev), (want), (n));			\
+									\
+	if (_d >= 0)							\
+		twt_fail(__FILE__, __LINE__,				\
+			 "record %d: cookie %llu, want %llu (cookie: deadline index * 100 + add order)", \
+			 _d, (unsigned long long)(ev)[_d].cookie,	\
+			 (unsigned long long)(want)[_d]);		\
+} while (0)
+
+/*
+ * The check itself tells reversed ties apart: the records of each
+ * deadline in reverse add order are refused.
+ */
+static void tie_check_sees_reversal(const uint64_t *want, int n)
+{
+	struct twheel_event rev[TIE_ND * TIE_K];
+	int i, j;
+
+	memset(rev, 0, sizeof(rev));
+	for (i = 0; i < n; i += TIE_K)
+		for (j = 0; j < TIE_K; j++)
+			rev[i + j].cookie = want[i + TIE_K - 1 - j];
+	CHECK(tie_first_diff(rev, want, n) >= 0);
+	for (j = 0; j < TIE_K; j++)
+		rev[j].cookie = want[j];
+	CHECK(tie_first_diff(rev, want, n) >= 0);
+}
+
+/*
+ * Add TIE_K timers for each deadline (manual clock at 0, 1 ms tick),
+ * interleaved: round j adds the j-th timer of each deadline, the
+ * deadlines in a different order each round. Cookie: deadline index *
+ * 100 + add order within it. want[] gets the expected order.
+ */
+static void tie_add_all(int fd, uint64_t *want)
+{
+	int j, d;
+
+	for (j = 0; j < TIE_K; j++)
+		for (d = 0; d < TIE_ND; d++) {
+			/* 3 is prime to TIE_ND: a permutation each round. */
+			int dd = (d * 3 + j * 5) % TIE_ND;
+
+			twt_add_abs(fd, dd * 100 + j, tie_ticks[dd] * TWT_MS,
+				    CLOCK_MONOTONIC);
+		}
+	for (d = 0; d < TIE_ND; d++)
+		for (j = 0; j < TIE_K; j++)
+			want[d * TIE_K + j] = d * 100 + j;
+}
+
+/* One advance past every deadline: deadline order, ties in add order. */
+static void ties_levels_one_advance(void)
+{
+	int fd = twt_open_manual(O_NONBLOCK, TWT_MS);
+	struct twheel_event ev[TIE_ND * TIE_K + 1];
+	uint64_t want[TIE_ND * TIE_K];
+
+	tie_add_all(fd, want);
+	tie_check_sees_reversal(want, TIE_ND * TIE_K);
+	CHECK_EQ(twt_advance(fd, 5000 * TWT_MS), 5000 * TWT_MS);
+	CHECK_EQ(twt_drain(fd, ev, TIE_ND * TIE_K + 1), TIE_ND * TIE_K);
+	CHECK_TIES(ev, want, TIE_ND * TIE_K);
+	close(fd);
+}
+
+/*
+ * The clock moved to each deadline in turn, exactly: that deadline's
+ * timers, and only they, in add order; also for ties added once the
+ * clock has moved (at 100 ticks: 128 is then in the next block of 64,
+ * its slot's event tick).
+ */
+static void ties_levels_each_deadline(void)
+{
+	int fd = twt_open_manual(O_NONBLOCK, TWT_MS);
+	struct twheel_event ev[TIE_ND * TIE_K + 1];
+	uint64_t want[TIE_ND * TIE_K];
+	int64_t now = 0;
+	int d, j;
+
+	tie_add_all(fd, want);
+	for (d = 0; d < TIE_ND; d++) {
+		now = twt_advance(fd, tie_ticks[d] * TWT_MS - now);
+		CHECK_EQ(now, tie_ticks[d] * TWT_MS);
+		CHECK_EQ(twt_drain(fd, ev, TIE_ND * TIE_K + 1), TIE_K);
+		CHECK_TIES(ev, &want[d * TIE_K], TIE_K);
+		for (j = 0; j < TIE_K; j++)
+			CHECK_EQ(ev[j].time_ns, now);
+	}
+	close(fd);
+
+	/* Ties added at 100 ticks: at 110 (level 0), 128 and 192 (level 1). */
+	fd = twt_open_manual(O_NONBLOCK, TWT_MS);
+	CHECK_EQ(twt_advance(fd, 100 * TWT_MS), 100 * TWT_MS);
+	for (j = 0; j < TIE_K; j++) {
+		twt_add_abs(fd, 200 + j, 192 * TWT_MS, CLOCK_MONOTONIC);
+		twt_add_abs(fd, 100 + j, 128 * TWT_MS, CLOCK_MONOTONIC);
+		twt_add_abs(fd, j, 110 * TWT_MS, CLOCK_MONOTONIC);
+	}
+	for (j = 0; j < 3 * TIE_K; j++)
+		want[j] = j / TIE_K * 100 + j % TIE_K;
+	CHECK_EQ(twt_advance(fd, 100 * TWT_MS), 200 * TWT_MS);
+	CHECK_EQ(twt_drain(fd, ev, TIE_ND * TIE_K + 1), 3 * TIE_K);
+	CHECK_TIES(ev, want, 3 * TIE_K);
+	close(fd);
+}
+
+/*
+ * On CLOCK_MONOTONIC: ties a few ticks ahead inside the present block of
+ * 64 ticks (level 0), and ties at the start of the next block but one (a
+ * multiple of 64 ticks, handed back straight from its level-1 slot). The
+ * tick number is the kernel's monotonic time over the tick (no time
+ * namespace here). A try whose adds were not all done before the first
+ * deadline proves nothing and is repeated.
+ */
+static void ties_levels_real_clock(void)
+{
+	struct twheel_event ev[4 * TIE_K];
+	uint64_t want[4 * TIE_K];
+	int attempt, j;
+
+	for (attempt = 0; attempt < 10; attempt++) {
+		int fd = twt_open(O_NONBLOCK);
+		int64_t tick = twt_mono() / TWT_MS, near, far;
+
+		if (tick % 64 > 30) {
+			/* Too close to the block's end: wait for the next. */
+			twt_sleep_ns(((tick / 64 + 1) * 64 + 1) * TWT_MS -
+				     twt_mono());
+			tick = twt_mono() / TWT_MS;
+		}
+		near = tick - tick % 64 + 60;		/* level 0 */
+		far = tick - tick % 64 + 128;		/* 64 * k */
+		twt_add_rel(fd, 999, 0);	/* brings the wheel to now */
+		CHECK_EQ(read(fd, ev, sizeof(ev)), TWT_EV_SIZE);
+		for (j = 0; j < TIE_K; j++) {
+			twt_add_abs(fd, 100 + j, far * TWT_MS, CLOCK_MONOTONIC);
+			twt_add_abs(fd, j, near * TWT_MS, CLOCK_MONOTONIC);
+		}
+		if (twt_mono() >= near * TWT_MS) {
+			printf("# adds not done before the deadline: again\n");
+			close(fd);
+			continue;
+		}
+		for (j = 0; j < 2 * TIE_K; j++)
+			want[j] = j / TIE_K * 100 + j % TIE_K;
+		twt_read_n(fd, ev, 2 * TIE_K, 10000);
+		CHECK_TIES(ev, want, 2 * TIE_K);
+		for (j = 0; j < 2 * TIE_K; j++)
+			CHECK(ev[j].time_ns >= (j < TIE_K ? near : far) * TWT_MS);
+		close(fd);
+		return;
+	}
+	twt_fail(__FILE__, __LINE__, "never added %d timers within 30 ticks",
+		 2 * TIE_K);
 }
 
 /*
@@ -787,6 +978,9 @@ TWT_MAIN("expiry",
 	 TWT_CASE(many_ordered),
 	 TWT_CASE(many_relative),
 	 TWT_CASE(ties_add_order),
+	 TWT_CASE(ties_levels_one_advance),
+	 TWT_CASE(ties_levels_each_deadline),
+	 TWT_CASE(ties_levels_real_clock),
 	 TWT_CASE(subtick_order),
 	 TWT_CASE(level_boundaries),
 	 TWT_CASE(all_clocks),

@@ -28,10 +28,11 @@
  *
  * Every fault-injectable call in the system call counts, also those of the
  * VFS (open's path copy: EFAULT) and of kmemleak (its own metadata: the
- * call succeeds, counted "absorbed"). The wheel a clock gets on its first
- * use (about 11 KiB, kvzalloc) comes from the page allocator, which
- * FAILSLAB does not reach: a first use walks the timer's, the id index's
- * and the copies' faults.
+ * call succeeds, counted "absorbed"). A clock's base and the wheel levels
+ * an add needs are slab allocations FAILSLAB reaches, so an add walks
+ * them too, besides the timer's, the id index's and the copies' faults;
+ * the levels a wheel needs for timers it already holds are allocated
+ * without fail (__GFP_NOFAIL), which fault injection never fails.
  *
  * Kernels without fault injection (Debian's) have no fail-nth file: the
  * cases report themselves skipped there.

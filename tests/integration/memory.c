@@ -6,9 +6,17 @@
  * 1. The memory cgroup: this process moves into a fresh cgroup v2 group;
  *    the growth of its slab counters (memory.stat) while it schedules
  *    N timers, divided by N, is every byte the timers cost: the timer
- *    objects, the id index (xarray nodes), partially filled slab pages.
+ *    objects, the id table (an 8-byte slot per timer, in pages),
+ *    partially filled slab pages.
  * 2. The slab cache: /sys/kernel/slab/twheel_timer/{slab_size,...}: the
  *    bytes one timer object occupies, page overhead included.
+ *
+ * The id table's size, as fdinfo reports it (index_bytes), is exact: its
+ * first page starts at 32 slots (256 bytes) and doubles up to a page
+ * (512 slots), then whole pages are added, with an array of page pointers
+ * that doubles from 1 (kmod/twheel_ids.c); the slots of ended timers are
+ * kept and reused (fdinfo's slots: the most timers the fd held at once).
+ * (An fd's own memory, with its wheels, is measured by fdmem.c.)
  *
  * On a kernel with slab debugging or KASAN (the debug test kernel) objects
  * carry red zones and metadata, so the 64-byte bound is asserted only where
@@ -111,7 +119,10 @@ static void bytes_per_timer(void)
 	enter_cgroup();
 	fd = open("/dev/twheel", O_RDWR);
 	CHECK_OK(fd);
-	/* The per-clock wheel is allocated by the first add: not per timer. */
+	/*
+	 * The clock's wheel, its first level and the id table's first slots
+	 * come with the first add: not per timer.
+	 */
 	add_timers(fd, 1);
 	before = memstat("slab_unreclaimable") + memstat("slab_reclaimable");
 	add_timers(fd, n);
@@ -272,11 +283,85 @@ static void limit_case(int sparse)
 	close(fd);
 }
 
+/*
+ * fdinfo's index_bytes for an fd that has had @slots slots: 0 before the
+ * first; 32 slots doubled up to 512 in the first page, then pages of 512
+ * slots; plus the array of page pointers (one, then doubled as needed).
+ */
+static long long index_bytes_for(long long slots)
+{
+	long long first = 32, pages, ptrs = 1;
+
+	if (!slots)
+		return 0;
+	if (slots <= 512) {
+		while (first < slots)
+			first *= 2;
+		return first * 8 + 8;
+	}
+	pages = (slots + 511) / 512;
+	while (ptrs < pages)
+		ptrs *= 2;
+	return pages * 4096 + ptrs * 8;
+}
+
+#define CHECK_INDEX(fd, n) do {						\
+	long long _v;							\
+									\
+	CHECK_OK(twt_fdinfo((fd), "slots", &_v));			\
+	CHECK_EQ(_v, (n));						\
+	CHECK_OK(twt_fdinfo((fd), "index_bytes", &_v));			\
+	CHECK_EQ(_v, index_bytes_for(n));				\
+} while (0)
+
+/*
+ * The id table, exactly: index_bytes and slots after each add around every
+ * step of its growth (32, 64, ... 512 slots in the first page, then every
+ * page); cancelling every timer keeps both; as many adds again reuse the
+ * slots (no growth), one more grows it by one slot.
+ */
+static void index_bytes_exact(void)
+{
+	static uint64_t ids[2600];
+	int fd = twt_open(0), n = 0, k;
+	long long v;
+
+	CHECK_INDEX(fd, 0);
+	while (n < 2600) {
+		ids[n] = twt_add_rel(fd, n, 3600 * TWT_S);
+		n++;
+		/* Around each boundary: 32..512 doubling, then 512 * k. */
+		for (k = 32; k <= 512; k *= 2)
+			if (n >= k - 1 && n <= k + 1)
+				CHECK_INDEX(fd, n);
+		if (n > 512 && (n % 512 <= 1 || n % 512 == 511))
+			CHECK_INDEX(fd, n);
+	}
+	CHECK_INDEX(fd, 2600);
+	printf("# memory: id table of %d slots: %lld bytes\n", n,
+	       index_bytes_for(n));
+	/* The fd's slots are its user's (root holds no other twheel fd). */
+	CHECK_OK(twt_fdinfo(fd, "user_timers", &v));
+	CHECK_EQ(v, 2600);
+	for (k = 0; k < 2600; k++)
+		twt_cancel(fd, ids[k]);
+	CHECK_EQ(twt_timers(fd), 0);
+	CHECK_INDEX(fd, 2600);
+	for (k = 0; k < 2600; k++)
+		twt_add_rel(fd, k, 3600 * TWT_S);
+	CHECK_INDEX(fd, 2600);
+	twt_add_rel(fd, k, 3600 * TWT_S);
+	CHECK_INDEX(fd, 2601);
+	CHECK_EQ(twt_timers(fd), 2601);
+	close(fd);
+}
+
 static void limit_dense(void) { limit_case(0); }
 static void limit_sparse(void) { limit_case(1); }
 
 TWT_MAIN("memory",
 	 TWT_CASE_T(bytes_per_timer, 300),
 	 TWT_CASE_T(sparse_bytes_per_timer, 300),
+	 TWT_CASE_T(index_bytes_exact, 300),
 	 TWT_CASE_T(limit_dense, 300),
 	 TWT_CASE_T(limit_sparse, 300))

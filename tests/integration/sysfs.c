@@ -3,12 +3,16 @@
  * sysfs: what the module shows outside the fd. The module-wide counters
  * in /sys/class/misc/twheel/stats/ (fds, timers, timers_created,
  * expirations, records_read) move by exactly what this program does (no
- * other twheel user runs meanwhile); the timer caches are caches of their
+ * other twheel user runs meanwhile); they are root's only (mode 0400: they
+ * sum every user's activity) and never read as a wrapped, huge value
+ * while fds and timers come and go; the timer caches are caches of their
  * own in /proc/slabinfo and /sys/kernel/slab (not merged into another:
  * a merged cache is a symlink there); the device is misc 10:250.
  */
 #include "twtest.h"
 
+#include <grp.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -82,9 +86,144 @@ static void stats_follow_the_timers(void)
 	CHECK_STATS(s0, 0, 0, 10, 5, 5);
 }
 
+static const char *const stat_names[] = {
+	"fds", "timers", "timers_created", "expirations", "records_read",
+};
+
+#define NSTATS	(sizeof(stat_names) / sizeof(stat_names[0]))
+
 static void stats_read_only(void)
 {
-	CHECK_ERR(open(STATS "timers", O_WRONLY), EACCES);
+	unsigned int i;
+
+	for (i = 0; i < NSTATS; i++) {
+		char path[128];
+
+		snprintf(path, sizeof(path), STATS "%s", stat_names[i]);
+		CHECK_ERR(open(path, O_WRONLY), EACCES);
+	}
+}
+
+/*
+ * Root's only: mode 0400, owned by root; another user's open fails with
+ * EACCES, also while that user holds an fd with timers (whose own counts
+ * fdinfo shows).
+ */
+static void stats_root_only(void)
+{
+	unsigned int i;
+	int status;
+	pid_t pid;
+
+	for (i = 0; i < NSTATS; i++) {
+		char path[128];
+		struct stat st;
+
+		snprintf(path, sizeof(path), STATS "%s", stat_names[i]);
+		CHECK_OK(stat(path, &st));
+		if ((st.st_mode & 07777) != 0400 || st.st_uid != 0)
+			twt_fail(__FILE__, __LINE__, "%s: mode %o uid %u",
+				 path, st.st_mode & 07777, st.st_uid);
+		CHECK(twt_sysfs_read(path) >= 0);
+	}
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (!pid) {
+		int fd;
+
+		CHECK_OK(setgroups(0, NULL));
+		CHECK_OK(setgid(65534));
+		CHECK_OK(setuid(65534));
+		fd = twt_open(0);
+		twt_add_rel(fd, 1, 3600 * TWT_S);
+		for (i = 0; i < NSTATS; i++) {
+			char path[128];
+
+			snprintf(path, sizeof(path), STATS "%s", stat_names[i]);
+			CHECK_ERR(open(path, O_RDONLY), EACCES);
+		}
+		close(fd);
+		_exit(0);
+	}
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/*
+ * fds and timers are counts of things now, summed over CPUs while others
+ * change them: read while another process opens and closes fds and adds
+ * and cancels timers as fast as it can, they never come out wrapped (a
+ * huge number), nor above what the churner can have made: each round
+ * opens one fd and creates three timers, all gone at its end; a read
+ * sees at most the round under way when it began plus every round begun
+ * while it ran (the churner counts its rounds in shared memory before
+ * each one, after the previous one's close: x86 keeps those stores in
+ * order). The number of reads is fixed, whatever the machine's speed.
+ */
+static void stats_never_wrap(void)
+{
+	long long fds, timers, max_fds = 0, max_timers = 0, most = 0;
+	_Atomic long long *rounds;
+	pid_t pid, parent;
+	int i, status;
+
+	CHECK_EQ(stat_read("fds"), 0);
+	CHECK_EQ(stat_read("timers"), 0);
+	rounds = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	CHECK(rounds != MAP_FAILED);
+	*rounds = 0;
+	fflush(stdout);
+	parent = getpid();
+	pid = fork();
+	CHECK(pid >= 0);
+	if (!pid) {
+		/* Never outlive the case (a time-out): it holds the module. */
+		CHECK_OK(prctl(PR_SET_PDEATHSIG, SIGKILL));
+		if (getppid() != parent)
+			_exit(1);
+		for (;;) {
+			int fd;
+			uint64_t id;
+
+			(*rounds)++;
+			fd = twt_open(O_NONBLOCK);
+			id = twt_add_rel(fd, 1, 3600 * TWT_S);
+			twt_add_rel(fd, 2, 3600 * TWT_S);
+			twt_add_rel(fd, 3, 0);
+			twt_cancel(fd, id);
+			close(fd);
+		}
+	}
+	for (i = 0; i < 2000; i++) {
+		long long r0 = *rounds, r1;
+
+		fds = stat_read("fds");
+		timers = stat_read("timers");
+		r1 = *rounds;
+		if (fds > max_fds)
+			max_fds = fds;
+		if (timers > max_timers)
+			max_timers = timers;
+		if (r1 - r0 + 1 > most)
+			most = r1 - r0 + 1;
+		if (fds > r1 - r0 + 1 || timers > 3 * (r1 - r0 + 1)) {
+			kill(pid, SIGKILL);
+			twt_fail(__FILE__, __LINE__,
+				 "read %d: fds %lld, timers %lld while the churner began %lld rounds",
+				 i, fds, timers, r1 - r0 + 1);
+		}
+	}
+	CHECK_OK(kill(pid, SIGKILL));
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	printf("# %d reads of fds and timers while another process churned (%lld rounds): fds at most %lld, timers at most %lld (at most %lld rounds under way during one read)\n",
+	       i, (long long)*rounds, max_fds, max_timers, most);
+	CHECK(*rounds > 0);
+	/* Once it is gone, exactly nothing again. */
+	CHECK_EQ(stat_read("fds"), 0);
+	CHECK_EQ(stat_read("timers"), 0);
 }
 
 /* "name active_objs num_objs objsize ...": its active objects, or -1. */
@@ -142,5 +281,7 @@ static void device_number(void)
 TWT_MAIN("sysfs",
 	 TWT_CASE(stats_follow_the_timers),
 	 TWT_CASE(stats_read_only),
+	 TWT_CASE(stats_root_only),
+	 TWT_CASE_T(stats_never_wrap, 300),
 	 TWT_CASE(slab_caches_of_their_own),
 	 TWT_CASE(device_number))

@@ -1,10 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * trace.c - twheel's trace events, read back through tracefs: every
- * event (timer_add, timer_modify, timer_cancel, timer_expire,
- * wheel_advance) appears once per action, in order, with the context's
- * trace id (fdinfo trace_id), the timer's id, cookie, clock, deadline and
- * lateness. On a manual clock, so every value is exact.
+ * event (twheel_timer_add, twheel_timer_modify, twheel_timer_cancel,
+ * twheel_timer_expire, twheel_wheel_advance, all under events/twheel/)
+ * appears once per action, in order, with the context's trace id (fdinfo
+ * trace_id), the timer's id, cookie, clock, deadline and lateness. On a
+ * manual clock, so every value is exact. No symbol the events give the
+ * module (__tracepoint_<event>, ...) is also one of the kernel's. And the
+ * work of one hold of the fd's lock is bounded, by counts: every
+ * twheel_wheel_advance moves at most 256 entries, while the queued
+ * records they report add up to every timer that expired.
+ *
+ * The events were named timer_add, ..., wheel_advance before (without
+ * "moved="): __tracepoint_timer_cancel then existed twice, the kernel's
+ * and the module's.
  */
 #include "twtest.h"
 
@@ -46,6 +55,20 @@ static void trace_start(void)
 	trace_clear();
 	trace_write("buffer_size_kb", "1024");
 	trace_write("events/twheel/enable", "1");
+	trace_write("tracing_on", "1");
+}
+
+/* The same with only one of twheel's events enabled. */
+static void trace_start_one(const char *event)
+{
+	char path[128];
+
+	trace_start();
+	trace_write("tracing_on", "0");
+	trace_write("events/twheel/enable", "0");
+	snprintf(path, sizeof(path), "events/twheel/%s/enable", event);
+	trace_write(path, "1");
+	trace_clear();
 	trace_write("tracing_on", "1");
 }
 
@@ -155,36 +178,36 @@ static void events_in_order(void)
 	n = trace_stop(ctx, ev, 32);
 
 	CHECK_EQ(n, 10);
-	CHECK_EVENT(ev[0], "timer_add",
+	CHECK_EVENT(ev[0], "twheel_timer_add",
 		    fmt(want, sizeof(want), "ctx=%lld id=%llu cookie=161 clock=MONOTONIC deadline=1500000 period=0 was=new",
 			ctx, (unsigned long long)a));
-	CHECK_EVENT(ev[1], "timer_add",
+	CHECK_EVENT(ev[1], "twheel_timer_add",
 		    fmt(want, sizeof(want), "ctx=%lld id=%llu cookie=178 clock=MONOTONIC deadline=2000000 period=2000000 was=new",
 			ctx, (unsigned long long)b));
-	CHECK_EVENT(ev[2], "timer_modify",
+	CHECK_EVENT(ev[2], "twheel_timer_modify",
 		    fmt(want, sizeof(want), "ctx=%lld id=%llu cookie=163 clock=MONOTONIC deadline=5000000 period=0 was=pending",
 			ctx, (unsigned long long)a));
 	/* The wheel from tick 0 to tick 5: two records queued. */
-	CHECK_EVENT(ev[3], "timer_expire",
+	CHECK_EVENT(ev[3], "twheel_timer_expire",
 		    fmt(want, sizeof(want), "ctx=%lld id=%llu cookie=178 clock=MONOTONIC deadline=2000000 now=5000000 lateness=3000000",
 			ctx, (unsigned long long)b));
-	CHECK_EVENT(ev[4], "timer_expire",
+	CHECK_EVENT(ev[4], "twheel_timer_expire",
 		    fmt(want, sizeof(want), "ctx=%lld id=%llu cookie=163 clock=MONOTONIC deadline=5000000 now=5000000 lateness=0",
 			ctx, (unsigned long long)a));
-	CHECK_EVENT(ev[5], "wheel_advance",
-		    fmt(want, sizeof(want), "ctx=%lld clock=MONOTONIC from=0 to=5 now=5000000 queued=2",
+	CHECK_EVENT(ev[5], "twheel_wheel_advance",
+		    fmt(want, sizeof(want), "ctx=%lld clock=MONOTONIC from=0 to=5 now=5000000 queued=2 moved=2",
 			ctx));
-	CHECK_EVENT(ev[6], "timer_add",
+	CHECK_EVENT(ev[6], "twheel_timer_add",
 		    fmt(want, sizeof(want), "ctx=%lld id=%llu cookie=196 clock=MONOTONIC deadline=5000000 period=0 was=new",
 			ctx, (unsigned long long)c));
 	/* Due by the present: queued at once, as the add returns. */
-	CHECK_EVENT(ev[7], "timer_expire",
+	CHECK_EVENT(ev[7], "twheel_timer_expire",
 		    fmt(want, sizeof(want), "ctx=%lld id=%llu cookie=196 clock=MONOTONIC deadline=5000000 now=5000000 lateness=0",
 			ctx, (unsigned long long)c));
-	CHECK_EVENT(ev[8], "timer_cancel",
+	CHECK_EVENT(ev[8], "twheel_timer_cancel",
 		    fmt(want, sizeof(want), "ctx=%lld id=%llu cookie=196 clock=MONOTONIC was=queued",
 			ctx, (unsigned long long)c));
-	CHECK_EVENT(ev[9], "timer_cancel",
+	CHECK_EVENT(ev[9], "twheel_timer_cancel",
 		    fmt(want, sizeof(want), "ctx=%lld id=%llu cookie=178 clock=MONOTONIC was=pending",
 			ctx, (unsigned long long)b));
 	close(fd);
@@ -211,12 +234,12 @@ static void real_clock_lateness(void)
 	twt_read_n(fd, &rec, 1, 10000);
 	n = trace_stop(ctx, ev, 16);
 	for (i = 0; i < n; i++) {
-		/* The add comes first (a wheel_advance may come before it). */
-		if (!strcmp(ev[i].name, "timer_add")) {
+		/* The add comes first (an advance may come before it). */
+		if (!strcmp(ev[i].name, "twheel_timer_add")) {
 			CHECK_EQ(expires, 0);
 			added++;
 		}
-		if (strcmp(ev[i].name, "timer_expire"))
+		if (strcmp(ev[i].name, "twheel_timer_expire"))
 			continue;
 		expires++;
 		CHECK_EQ(sscanf(ev[i].args,
@@ -254,10 +277,10 @@ static void cancel_pending_and_disabled(void)
 	b = twt_add_abs(fd, 2, 20 * TWT_MS, CLOCK_MONOTONIC);
 	CHECK_EQ(twt_cancel(fd, a), TWHEEL_STATE_PENDING);
 	CHECK_EQ(trace_stop(ctx, ev, 8), 2);
-	CHECK_EVENT(ev[0], "timer_add",
+	CHECK_EVENT(ev[0], "twheel_timer_add",
 		    fmt(want, sizeof(want), "ctx=%lld id=%llu cookie=2 clock=MONOTONIC deadline=20000000 period=0 was=new",
 			ctx, (unsigned long long)b));
-	CHECK_EVENT(ev[1], "timer_cancel",
+	CHECK_EVENT(ev[1], "twheel_timer_cancel",
 		    fmt(want, sizeof(want), "ctx=%lld id=%llu cookie=1 clock=MONOTONIC was=pending",
 			ctx, (unsigned long long)a));
 	/* Tracing on, twheel's events off: the cancel of b leaves none. */
@@ -268,7 +291,249 @@ static void cancel_pending_and_disabled(void)
 	close(fd);
 }
 
+/* Symbols of the module's events that must not be the kernel's too. */
+static const char *const trace_sym_prefix[] = {
+	"__tracepoint_", "__traceiter_", "__SCK__tp_func_", "__SCT__tp_func_",
+	"__probestub_", "__bpf_trace_", "trace_event_raw_event_",
+	"perf_trace_", "trace_raw_output_", "print_fmt_",
+	"trace_event_fields_", "event_",
+};
+
+static int trace_sym_of_event(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(trace_sym_prefix) / sizeof(trace_sym_prefix[0]);
+	     i++)
+		if (!strncmp(name, trace_sym_prefix[i],
+			     strlen(trace_sym_prefix[i])))
+			return 1;
+	return 0;
+}
+
+#define MAX_SYMS	256
+
+/*
+ * /proc/kallsyms: every "__tracepoint_*" (and the other per-event
+ * symbols) of the module, lines ending in "[twheel]", names no symbol
+ * of the kernel itself (a line without a module tag). The old events
+ * timer_add ... wheel_advance gave the module __tracepoint_timer_cancel,
+ * which the kernel's own timer events have too.
+ */
+static void no_symbol_collision(void)
+{
+	static char mine[MAX_SYMS][128];
+	char line[512], name[256], mod[64];
+	size_t nmine = 0, ntp = 0, i, lines = 0;
+	int found_cancel = 0, clash = 0;
+	FILE *f;
+
+	f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		twt_skip("no /proc/kallsyms");
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*s %*s %255s [%63[^]]]", name, mod) != 2 ||
+		    strcmp(mod, "twheel") || !trace_sym_of_event(name))
+			continue;
+		CHECK(nmine < MAX_SYMS);
+		CHECK(strlen(name) < sizeof(mine[0]));
+		strcpy(mine[nmine++], name);
+		if (!strncmp(name, "__tracepoint_", 13))
+			ntp++;
+		if (!strcmp(name, "__tracepoint_twheel_timer_cancel"))
+			found_cancel = 1;
+	}
+	printf("# %zu per-event symbols of [twheel], %zu __tracepoint_*\n",
+	       nmine, ntp);
+	rewind(f);
+	while (fgets(line, sizeof(line), f)) {
+		lines++;
+		if (strchr(line, '['))
+			continue;	/* a module's symbol */
+		if (sscanf(line, "%*s %*s %255s", name) != 1)
+			continue;
+		for (i = 0; i < nmine; i++)
+			if (!strcmp(name, mine[i])) {
+				printf("# %s is the kernel's and twheel's\n",
+				       name);
+				clash++;
+			}
+	}
+	fclose(f);
+	CHECK(lines > 1000);
+	CHECK_EQ(clash, 0);
+	/* One __tracepoint_ per event: the five events are there. */
+	CHECK_EQ(ntp, 5);
+	CHECK(found_cancel);
+}
+
+/*
+ * The twheel_wheel_advance events of context @ctx since trace_start*():
+ * how many, the sums of queued= and moved=, the largest moved=. Every
+ * event queues no more than it moved (a record queued is an entry
+ * handed back).
+ */
+struct trace_adv {
+	size_t events;
+	unsigned long long queued, moved, max_moved;
+};
+
+static struct trace_adv trace_stop_advances(long long ctx)
+{
+	struct trace_adv a = { 0 };
+	char line[512], key[32];
+	FILE *f;
+
+	trace_write("tracing_on", "0");
+	trace_write("events/twheel/enable", "0");
+	f = fopen(TRACEFS "/trace", "r");
+	CHECK(f);
+	snprintf(key, sizeof(key), "ctx=%lld ", ctx);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long q, m;
+		char *p;
+
+		if (line[0] == '#')
+			continue;
+		CHECK(!strstr(line, "LOST"));
+		if (!strstr(line, key))
+			continue;
+		p = strstr(line, "twheel_wheel_advance: ");
+		CHECK(p);
+		p = strstr(p, " queued=");
+		CHECK(p);
+		CHECK_EQ(sscanf(p, " queued=%llu moved=%llu", &q, &m), 2);
+		if (m > 256 || q > m)
+			twt_fail(__FILE__, __LINE__, "event: %s", line);
+		a.events++;
+		a.queued += q;
+		a.moved += m;
+		if (m > a.max_moved)
+			a.max_moved = m;
+	}
+	fclose(f);
+	trace_clear();
+	printf("# %zu twheel_wheel_advance events: queued %llu, moved %llu, at most %llu in one\n",
+	       a.events, a.queued, a.moved, a.max_moved);
+	return a;
+}
+
+#define N_BOUND		10000
+
+/* Read every record: n of them, in cookie order 0..n-1, at @time (-1: any). */
+static void trace_read_in_order(int fd, int n, int64_t time)
+{
+	static struct twheel_event ev[N_BOUND];
+	int i;
+
+	twt_read_n(fd, ev, n, 60000);
+	for (i = 0; i < n; i++) {
+		CHECK_EQ(ev[i].cookie, i);
+		if (time >= 0)
+			CHECK_EQ(ev[i].time_ns, time);
+	}
+	CHECK_NONE_QUEUED(fd);
+}
+
+/*
+ * 10000 timers of one deadline on a manual clock, one ADVANCE past it:
+ * at most 256 entries moved per event (per hold of the lock), and the
+ * queued records of all events add up to the 10000.
+ */
+static void advance_bounded_one_tick(void)
+{
+	int fd = twt_open_manual(O_NONBLOCK, TWT_MS);
+	long long ctx = trace_id(fd);
+	struct trace_adv a;
+	int i;
+
+	for (i = 0; i < N_BOUND; i++)
+		twt_add_abs(fd, i, 1000 * TWT_MS, CLOCK_MONOTONIC);
+	trace_start_one("twheel_wheel_advance");
+	CHECK_EQ(twt_advance(fd, 1500 * TWT_MS), 1500 * TWT_MS);
+	CHECK_EQ(twt_queued(fd), N_BOUND);
+	a = trace_stop_advances(ctx);
+	CHECK_EQ(a.queued, N_BOUND);
+	CHECK(a.moved >= N_BOUND);
+	CHECK(a.max_moved <= 256);
+	trace_read_in_order(fd, N_BOUND, 1500 * TWT_MS);
+	close(fd);
+}
+
+/*
+ * 10000 timers over deadlines 64..4095 ticks ahead (level 1 of the
+ * wheel), so that slots cascade to level 0 on the way: at most 256
+ * entries moved per event, the entries moved more than the timers (the
+ * cascades), the queued records adding up to 10000, in deadline order.
+ */
+static void advance_bounded_cascade(void)
+{
+	int fd = twt_open_manual(O_NONBLOCK, TWT_MS);
+	long long ctx = trace_id(fd);
+	struct trace_adv a;
+	int i;
+
+	for (i = 0; i < N_BOUND; i++)
+		twt_add_abs(fd, i, (64 + (int64_t)i * 4032 / N_BOUND) * TWT_MS,
+			    CLOCK_MONOTONIC);
+	trace_start_one("twheel_wheel_advance");
+	CHECK_EQ(twt_advance(fd, 4096 * TWT_MS), 4096 * TWT_MS);
+	a = trace_stop_advances(ctx);
+	CHECK_EQ(a.queued, N_BOUND);
+	CHECK(a.moved > N_BOUND);
+	CHECK(a.max_moved <= 256);
+	trace_read_in_order(fd, N_BOUND, 4096 * TWT_MS);
+	close(fd);
+}
+
+/*
+ * The same on CLOCK_MONOTONIC: 10000 timers of one deadline, all added
+ * before it (the margin grows until they are, whatever the machine's
+ * speed), then read as they come.
+ */
+static void advance_bounded_real_clock(void)
+{
+	static struct twheel_op ops[1000];
+	long long ctx = -1;
+	struct trace_adv a;
+	int64_t dl = 0;
+	int fd = -1, attempt, i, j;
+
+	for (attempt = 0; attempt < 6; attempt++) {
+		fd = twt_open(O_NONBLOCK);
+		ctx = trace_id(fd);
+		trace_start_one("twheel_wheel_advance");
+		dl = twt_mono() + ((300 * TWT_MS) << attempt);
+		for (i = 0; i < N_BOUND; i += 1000) {
+			memset(ops, 0, sizeof(ops));
+			for (j = 0; j < 1000; j++) {
+				ops[j].op = TWHEEL_OP_ADD;
+				ops[j].flags = TWHEEL_ABSTIME;
+				ops[j].cookie = i + j;
+				ops[j].expires_ns = dl;
+				ops[j].clock = CLOCK_MONOTONIC;
+			}
+			CHECK_EQ(twt_submit_raw(fd, ops, 1000), 1000);
+		}
+		if (twt_mono() < dl)
+			break;
+		close(fd);
+		fd = -1;
+	}
+	CHECK(fd >= 0);
+	trace_read_in_order(fd, N_BOUND, -1);
+	a = trace_stop_advances(ctx);
+	CHECK_EQ(a.queued, N_BOUND);
+	CHECK(a.moved >= N_BOUND);
+	CHECK(a.max_moved <= 256);
+	close(fd);
+}
+
 TWT_MAIN("trace",
 	 TWT_CASE(events_in_order),
 	 TWT_CASE(real_clock_lateness),
-	 TWT_CASE(cancel_pending_and_disabled))
+	 TWT_CASE(cancel_pending_and_disabled),
+	 TWT_CASE(no_symbol_collision),
+	 TWT_CASE_T(advance_bounded_one_tick, 180),
+	 TWT_CASE_T(advance_bounded_cascade, 180),
+	 TWT_CASE_T(advance_bounded_real_clock, 300))

@@ -71,7 +71,8 @@ static void twheel_time_saturates(struct kunit *test)
 
 static struct twheel_ctx *ctx_new(struct kunit *test, u64 max)
 {
-	struct twheel_ctx *ctx = twheel_ctx_create(max, TWHEEL_DEFAULT_TICK_NS);
+	struct twheel_ctx *ctx = twheel_ctx_create(NULL, max,
+						   TWHEEL_DEFAULT_TICK_NS);
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(ctx));
 	return ctx;
@@ -228,8 +229,9 @@ static void twheel_ctx_ids_unique_slots_reused(struct kunit *test)
 		/* The id of a cancelled timer finds nothing any more. */
 		KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, ids[i], &result), -ENOENT);
 	}
+	/* One slot, reused: the index's first size, and one page pointer. */
 	KUNIT_EXPECT_EQ(test, twheel_ids_bytes(&ctx->ids),
-			PAGE_SIZE + 8 * sizeof(void *));
+			TWHEEL_IDS_FIRST * sizeof(u64) + sizeof(void *));
 	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 0ULL);
 	twheel_ctx_destroy(ctx);
 }
@@ -810,6 +812,120 @@ static void twheel_ctx_list_cursor(struct kunit *test)
 	twheel_ctx_destroy(ctx);
 }
 
+/* A listing looks at no more than TWHEEL_CHUNK id slots per hold. */
+static void twheel_ctx_list_bounded(struct kunit *test)
+{
+	const int n = 3 * TWHEEL_CHUNK + 10;
+	struct twheel_ctx *ctx = ctx_new(test, n);
+	struct twheel_status st[4];
+	u64 cursor = 0, last;
+	int i, calls = 0, got = 0;
+	u32 k;
+	u64 *ids = kunit_kcalloc(test, n, sizeof(*ids), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ids);
+	/* n slots, of which only the last holds a live timer. */
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, ctx_add(ctx, i, 3600LL * 1000 * MS, 0,
+					      CLOCK_MONOTONIC, &ids[i]), 0);
+	for (i = 0; i < n - 1; i++)
+		KUNIT_ASSERT_EQ(test, ctx_cancel(ctx, ids[i], NULL), 0);
+	last = ids[n - 1];
+	KUNIT_ASSERT_EQ(test, ctx_timers(ctx), 1ULL);
+	do {
+		k = twheel_ctx_list(ctx, &cursor, st, ARRAY_SIZE(st));
+		calls++;
+		/* Each call ends at most TWHEEL_CHUNK slots further on. */
+		KUNIT_EXPECT_TRUE(test, !cursor ||
+				  cursor == (u64)calls * TWHEEL_CHUNK);
+		if (k)
+			KUNIT_EXPECT_EQ(test, st[0].id, last);
+		got += k;
+	} while (cursor && calls < 100);
+	KUNIT_EXPECT_EQ(test, got, 1);
+	KUNIT_EXPECT_EQ(test, calls, DIV_ROUND_UP(n, TWHEEL_CHUNK));
+	twheel_ctx_destroy(ctx);
+}
+
+/* A wheel holds the levels its timers use, and frees them when empty. */
+static void twheel_ctx_levels_follow_use(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_new(test, 16);
+	struct ctx_records *r;
+	struct twheel_wheel *w;
+	u64 a, b;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, twheel_ctx_config(ctx, MS, true), 0);
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	/* Level 0: under 64 ticks; level 2: 4096 to 262143 ticks. */
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, 10 * MS, 0, CLOCK_MONOTONIC,
+				      &a), 0);
+	w = &ctx->bases[TWHEEL_CLK_MONOTONIC]->wheel;
+	KUNIT_EXPECT_NOT_NULL(test, w->lvl[0]);
+	for (i = 1; i < TWHEEL_LEVELS; i++)
+		KUNIT_EXPECT_NULL(test, w->lvl[i]);
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 2, 5000 * MS, 0, CLOCK_MONOTONIC,
+				      &b), 0);
+	KUNIT_EXPECT_NOT_NULL(test, w->lvl[2]);
+	KUNIT_EXPECT_NULL(test, w->lvl[1]);
+	/* An empty wheel keeps no level. */
+	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, a, NULL), 0);
+	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, b, NULL), 0);
+	for (i = 0; i < TWHEEL_LEVELS; i++)
+		KUNIT_EXPECT_NULL(test, w->lvl[i]);
+	/* Cascades take the levels they need, and give them back. */
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 3, 5000 * MS, 0, CLOCK_MONOTONIC,
+				      &b), 0);
+	ctx_advance(test, ctx, 4999 * MS);
+	KUNIT_EXPECT_EQ(test, ctx->nr_queued, 0ULL);
+	KUNIT_EXPECT_NULL(test, w->lvl[2]);
+	ctx_advance(test, ctx, MS);
+	KUNIT_ASSERT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, r), 1L);
+	KUNIT_EXPECT_EQ(test, r->ev[0].id, b);
+	KUNIT_EXPECT_EQ(test, r->ev[0].time_ns, 5000 * MS);
+	for (i = 0; i < TWHEEL_LEVELS; i++)
+		KUNIT_EXPECT_NULL(test, w->lvl[i]);
+	twheel_ctx_destroy(ctx);
+}
+
+/* A periodic timer whose first deadline is far in the past goes on. */
+static void twheel_ctx_periodic_far_past(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_manual(test);
+	struct ctx_records *r = ctx_recs(test);
+	const u64 p = 1000 * MS;
+	/* Every point of the grid from KTIME_MIN up to 0 has passed. */
+	const u64 passed = 1 + ((u64)0 - (u64)KTIME_MIN) / p;
+	const s64 next = (s64)((u64)KTIME_MIN + passed * p);
+	struct twheel_op q = {
+		.op = TWHEEL_OP_ADD, .expires_ns = KTIME_MIN, .period_ns = p,
+		.flags = TWHEEL_ABSTIME, .clock = CLOCK_MONOTONIC,
+	};
+	u64 id;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, ctx_do(ctx, &q, NULL), 0);
+	id = q.id;
+	KUNIT_ASSERT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, r), 1L);
+	KUNIT_EXPECT_EQ(test, r->ev[0].count, passed);
+	q = ctx_query(ctx, id);
+	KUNIT_EXPECT_EQ(test, q.result, (u32)TWHEEL_STATE_PENDING);
+	KUNIT_EXPECT_EQ(test, q.expires_ns, next);
+	KUNIT_EXPECT_GT(test, next, 0LL);
+	KUNIT_EXPECT_LE(test, next, (s64)p);
+	/* Due when the clock reaches the deadline's tick. */
+	ctx_advance(test, ctx, DIV_ROUND_UP(next, MS) * MS);
+	for (i = 0; i < 3; i++) {
+		r->n = 0;
+		KUNIT_ASSERT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, r), 1L);
+		KUNIT_EXPECT_EQ(test, r->ev[0].count, 1ULL);
+		ctx_advance(test, ctx, p);
+	}
+	twheel_ctx_destroy(ctx);
+}
+
 static struct kunit_case twheel_ctx_cases[] = {
 	KUNIT_CASE(twheel_time_deadline_rounds_up),
 	KUNIT_CASE(twheel_time_now_rounds_down),
@@ -835,6 +951,9 @@ static struct kunit_case twheel_ctx_cases[] = {
 	KUNIT_CASE(twheel_ctx_modify),
 	KUNIT_CASE(twheel_ctx_submit_stops),
 	KUNIT_CASE(twheel_ctx_list_cursor),
+	KUNIT_CASE(twheel_ctx_list_bounded),
+	KUNIT_CASE(twheel_ctx_levels_follow_use),
+	KUNIT_CASE(twheel_ctx_periodic_far_past),
 	{}
 };
 

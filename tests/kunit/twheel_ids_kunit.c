@@ -54,8 +54,9 @@ static void twheel_ids_alloc_find_remove(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (u32)a.id, (u32)old);
 	/* The old id finds the slot's new object: callers compare ids. */
 	KUNIT_EXPECT_PTR_EQ(test, twheel_ids_find(&ids, old), (void *)&a);
+	/* One slot: the index's first size, and one page pointer. */
 	KUNIT_EXPECT_EQ(test, twheel_ids_bytes(&ids),
-			PAGE_SIZE + 8 * sizeof(void *));
+			TWHEEL_IDS_FIRST * sizeof(u64) + sizeof(void *));
 	twheel_ids_destroy(&ids);
 }
 
@@ -90,7 +91,7 @@ static void twheel_ids_random(struct kunit *test)
 	struct ids_obj *obj;
 	struct twheel_ids ids;
 	u64 *seen;
-	u32 slot;
+	u32 slot, budget, looked;
 
 	obj = kunit_kcalloc(test, nobj, sizeof(*obj), GFP_KERNEL);
 	seen = kunit_kcalloc(test, ops, sizeof(*seen), GFP_KERNEL);
@@ -116,13 +117,69 @@ static void twheel_ids_random(struct kunit *test)
 		}
 	}
 	KUNIT_EXPECT_LE(test, ids.nr_slots, peak);
-	/* Walking finds exactly the live ones. */
-	for (slot = 0, k = 0; twheel_ids_next(&ids, &slot); k++)
-		;
+	/*
+	 * Walking finds exactly the live ones, in chunks of at most 7 slots
+	 * looked at, each slot looked at once.
+	 */
+	for (slot = 0, k = 0, looked = 0; slot < ids.nr_slots; ) {
+		budget = 7;
+		while (twheel_ids_next(&ids, &slot, &budget))
+			k++;
+		KUNIT_ASSERT_LE(test, 7 - budget, 7U);
+		looked += 7 - budget;
+	}
 	KUNIT_EXPECT_EQ(test, k, live);
+	KUNIT_EXPECT_EQ(test, looked, ids.nr_slots);
 	sort(seen, nseen, sizeof(*seen), ids_cmp, NULL);
 	for (i = 1; i < nseen; i++)
 		KUNIT_ASSERT_NE(test, seen[i], seen[i - 1]);
+	twheel_ids_destroy(&ids);
+}
+
+/*
+ * The index grows with its slots: the first page from TWHEEL_IDS_FIRST
+ * slots by doubling, then a page at a time; every id stays found.
+ */
+static void twheel_ids_grows_with_use(struct kunit *test)
+{
+	const u32 n = 3 * TWHEEL_IDS_PER_PAGE + 5;
+	struct ids_obj *obj;
+	struct twheel_ids ids;
+	size_t room = 0;
+	u32 i, pages;
+
+	obj = kunit_kcalloc(test, n, sizeof(*obj), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	twheel_ids_init(&ids);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_TRUE(test, twheel_ids_full(&ids));
+		KUNIT_ASSERT_EQ(test, twheel_ids_alloc(&ids, &obj[i],
+						       &obj[i].id), 0);
+		/* Room: the smallest size of the sequence holding i + 1. */
+		if (i < TWHEEL_IDS_PER_PAGE) {
+			room = TWHEEL_IDS_FIRST;
+			while (room < i + 1)
+				room *= 2;
+			KUNIT_EXPECT_EQ(test, twheel_ids_bytes(&ids),
+					room * sizeof(u64) + sizeof(void *));
+		} else {
+			pages = i / TWHEEL_IDS_PER_PAGE + 1;
+			KUNIT_EXPECT_EQ(test, twheel_ids_bytes(&ids),
+					pages * PAGE_SIZE + ids.max_pages *
+					sizeof(void *));
+			KUNIT_EXPECT_GE(test, ids.max_pages, pages);
+			KUNIT_EXPECT_LE(test, ids.max_pages, 2 * pages);
+		}
+	}
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_PTR_EQ(test, twheel_ids_find(&ids, obj[i].id),
+				    (void *)&obj[i]);
+	/* A freed slot is reused before the table grows again. */
+	twheel_ids_remove(&ids, obj[7].id);
+	KUNIT_EXPECT_FALSE(test, twheel_ids_full(&ids));
+	KUNIT_ASSERT_EQ(test, twheel_ids_alloc(&ids, &obj[7], &obj[7].id), 0);
+	KUNIT_EXPECT_EQ(test, ids.nr_slots, n);
+	KUNIT_EXPECT_TRUE(test, twheel_ids_full(&ids));
 	twheel_ids_destroy(&ids);
 }
 
@@ -130,6 +187,7 @@ static struct kunit_case twheel_ids_cases[] = {
 	KUNIT_CASE(twheel_ids_alloc_find_remove),
 	KUNIT_CASE(twheel_ids_retire),
 	KUNIT_CASE(twheel_ids_random),
+	KUNIT_CASE(twheel_ids_grows_with_use),
 	{}
 };
 

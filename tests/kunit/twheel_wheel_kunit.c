@@ -5,7 +5,10 @@
  * The directed cases and the seeded random differential test live in
  * tests/wheel/wheel_ref.h, shared with the native test and the fuzzer; this
  * file runs them under KUnit, plus a few plain-KUnit checks of the
- * guarantees that read without the model.
+ * guarantees and of the level API that read without the model. The wheel
+ * never allocates: wheel_ref.h gives it levels with kvzalloc(GFP_KERNEL)
+ * (WREF_ZALLOC) and frees them; the plain checks here with kunit_kzalloc(),
+ * so that KUnit frees whatever a failed assertion leaves given.
  *
  * The random test's seed and length are module parameters; the seed used
  * is printed, so a failure replays with
@@ -42,9 +45,73 @@ static void twheel_wheel_test_entry_size(struct kunit *test)
 {
 	KUNIT_EXPECT_LE(test, sizeof(struct twheel_entry), 32);
 	KUNIT_EXPECT_EQ(test, TWHEEL_SLOTS, 64);
+	/* a level is its 64 slot pointers, nothing else */
+	KUNIT_EXPECT_EQ(test, sizeof(struct twheel_level),
+			TWHEEL_SLOTS * sizeof(void *));
 	/* 11 levels of 6 bits hold every bit of a u64 tick */
 	KUNIT_EXPECT_GE(test, TWHEEL_LEVELS * TWHEEL_LVL_BITS, 64);
 	KUNIT_EXPECT_LT(test, (TWHEEL_LEVELS - 1) * TWHEEL_LVL_BITS, 64);
+}
+
+/* Give @w level @lvl, which it must lack, zeroed. */
+static void twheel_test_give(struct kunit *test, struct twheel_wheel *w,
+			     int lvl)
+{
+	struct twheel_level *l;
+
+	KUNIT_ASSERT_GE(test, lvl, 0);
+	KUNIT_ASSERT_LT(test, lvl, TWHEEL_LEVELS);
+	KUNIT_ASSERT_NULL(test, w->lvl[lvl]);
+	KUNIT_ASSERT_EQ(test, w->pending[lvl], 0);
+	l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	twheel_wheel_give_level(w, lvl, l);
+	KUNIT_ASSERT_PTR_EQ(test, w->lvl[lvl], l);
+}
+
+/* twheel_wheel_add(), giving first the level it needs. */
+static void twheel_test_add(struct kunit *test, struct twheel_wheel *w,
+			    struct twheel_entry *e, u64 expires)
+{
+	int lvl = twheel_wheel_level_needed(w, expires);
+
+	if (lvl >= 0) {
+		twheel_test_give(test, w, lvl);
+		KUNIT_EXPECT_EQ(test, twheel_wheel_level_needed(w, expires), -1);
+	}
+	twheel_wheel_add(w, e, expires);
+}
+
+/* twheel_wheel_advance(), giving each level it stops for. */
+static u64 twheel_test_advance(struct kunit *test, struct twheel_wheel *w,
+			       u64 now, struct list_head *out)
+{
+	u64 n = twheel_wheel_advance(w, now, out);
+	int lvl;
+
+	while ((lvl = twheel_wheel_level_missing(w)) >= 0) {
+		KUNIT_EXPECT_TRUE(test, twheel_wheel_behind(w, now));
+		twheel_test_give(test, w, lvl);	/* asserts it lacked it */
+		n += twheel_wheel_advance(w, now, out);
+	}
+	KUNIT_EXPECT_FALSE(test, twheel_wheel_behind(w, now));
+	return n;
+}
+
+/* Take every empty level back; return how many. */
+static unsigned int twheel_test_take_empty(struct kunit *test,
+					   struct twheel_wheel *w)
+{
+	struct twheel_level *l;
+	unsigned int n = 0;
+
+	while ((l = twheel_wheel_take_empty_level(w))) {
+		KUNIT_EXPECT_LT(test, n, TWHEEL_LEVELS);
+		if (n++ >= TWHEEL_LEVELS)
+			break;
+		kunit_kfree(test, l);
+	}
+	return n;
 }
 
 /* The guarantees, by hand, from an unaligned clock. */
@@ -64,50 +131,137 @@ static void twheel_wheel_test_guarantees(struct kunit *test)
 	INIT_LIST_HEAD(&out);
 	KUNIT_EXPECT_TRUE(test, twheel_wheel_empty(w));
 	KUNIT_EXPECT_EQ(test, twheel_wheel_next(w), TWHEEL_NEVER);
+	for (i = 0; i < TWHEEL_LEVELS; i++)
+		KUNIT_EXPECT_NULL(test, w->lvl[i]);
 
 	/* never early; handed back by the first advance with now >= it */
-	twheel_wheel_add(w, &e[0], start + 100000);
-	twheel_wheel_add(w, &e[1], start + 100000);
+	twheel_test_add(test, w, &e[0], start + 100000);
+	twheel_test_add(test, w, &e[1], start + 100000);
 	KUNIT_EXPECT_LE(test, twheel_wheel_next(w), start + 100000);
-	KUNIT_EXPECT_EQ(test, twheel_wheel_advance(w, start + 99999, &out), 0);
+	KUNIT_EXPECT_EQ(test, twheel_test_advance(test, w, start + 99999, &out), 0);
 	KUNIT_EXPECT_TRUE(test, list_empty(&out));
 	KUNIT_EXPECT_EQ(test, twheel_wheel_next(w), start + 100000);
-	KUNIT_EXPECT_EQ(test, twheel_wheel_advance(w, start + 100000, &out), 2);
+	KUNIT_EXPECT_EQ(test, twheel_test_advance(test, w, start + 100000, &out), 2);
 	KUNIT_EXPECT_PTR_EQ(test, out.next, &e[0].node);	/* insertion order */
 	KUNIT_EXPECT_PTR_EQ(test, out.prev, &e[1].node);
 	KUNIT_EXPECT_TRUE(test, twheel_wheel_empty(w));
 
 	/* removal after a cascade; re-add behaves as new */
 	INIT_LIST_HEAD(&out);
-	twheel_wheel_add(w, &e[0], start + 5000000);
-	twheel_wheel_add(w, &e[1], start + 5000000);
+	twheel_test_add(test, w, &e[0], start + 5000000);
+	twheel_test_add(test, w, &e[1], start + 5000000);
 	for (i = 0; i < 3; i++)
-		twheel_wheel_advance(w, twheel_wheel_next(w), &out);
+		twheel_test_advance(test, w, twheel_wheel_next(w), &out);
 	KUNIT_EXPECT_TRUE(test, list_empty(&out));
 	twheel_wheel_remove(w, &e[0]);
 	KUNIT_EXPECT_TRUE(test, list_empty(&e[0].node));
-	twheel_wheel_add(w, &e[0], start + 5000000);
-	KUNIT_EXPECT_EQ(test, twheel_wheel_advance(w, U64_MAX, &out), 2);
+	twheel_test_add(test, w, &e[0], start + 5000000);
+	KUNIT_EXPECT_EQ(test, twheel_test_advance(test, w, U64_MAX, &out), 2);
 	KUNIT_EXPECT_PTR_EQ(test, out.next, &e[1].node);
 	KUNIT_EXPECT_PTR_EQ(test, out.prev, &e[0].node);
 	KUNIT_EXPECT_EQ(test, w->clk, U64_MAX);
 
 	/* past, now and U64_MAX at the end of time: all due */
 	INIT_LIST_HEAD(&out);
-	twheel_wheel_add(w, &e[2], 0);
-	twheel_wheel_add(w, &e[3], U64_MAX);
+	twheel_test_add(test, w, &e[2], 0);
+	twheel_test_add(test, w, &e[3], U64_MAX);
 	KUNIT_EXPECT_EQ(test, twheel_wheel_next(w), U64_MAX);
-	KUNIT_EXPECT_EQ(test, twheel_wheel_advance(w, 0, &out), 2);
+	KUNIT_EXPECT_EQ(test, twheel_test_advance(test, w, 0, &out), 2);
 	KUNIT_EXPECT_PTR_EQ(test, out.next, &e[2].node);
 	KUNIT_EXPECT_TRUE(test, twheel_wheel_empty(w));
+
+	/* empty, it gives every level back */
+	KUNIT_EXPECT_GE(test, twheel_test_take_empty(test, w), 1);
+	for (i = 0; i < TWHEEL_LEVELS; i++)
+		KUNIT_EXPECT_NULL(test, w->lvl[i]);
 
 	/* a jump of 10^12 ticks over an empty wheel */
 	twheel_wheel_init(w, 17);
 	INIT_LIST_HEAD(&out);
-	KUNIT_EXPECT_EQ(test, twheel_wheel_advance(w, 17 + WREF_T12, &out), 0);
+	KUNIT_EXPECT_EQ(test, twheel_test_advance(test, w, 17 + WREF_T12, &out), 0);
 	KUNIT_EXPECT_EQ(test, w->clk, 17 + WREF_T12);
-	for (i = 0; i < TWHEEL_LEVELS; i++)
+	for (i = 0; i < TWHEEL_LEVELS; i++) {
 		KUNIT_EXPECT_EQ(test, w->pending[i], 0);
+		KUNIT_EXPECT_NULL(test, w->lvl[i]);
+	}
+}
+
+/*
+ * The level API by hand: an add names the level it needs; an advance
+ * stops in the middle of a slot for a level the wheel lacks, names it,
+ * and goes on once given it; emptied levels come back.
+ */
+static void twheel_wheel_test_levels(struct kunit *test)
+{
+	struct twheel_wheel *w;
+	struct twheel_entry *e;
+	struct twheel_level *l;
+	struct list_head out;
+	u64 budget;
+	int i;
+
+	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	e = kunit_kcalloc(test, 3, sizeof(*e), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	twheel_wheel_init(w, 0);
+	INIT_LIST_HEAD(&out);
+	KUNIT_EXPECT_NULL(test, twheel_wheel_take_empty_level(w));
+	KUNIT_EXPECT_EQ(test, twheel_wheel_level_needed(w, 0), -1);	/* due */
+	KUNIT_EXPECT_EQ(test, twheel_wheel_level_needed(w, 63), 0);
+	KUNIT_EXPECT_EQ(test, twheel_wheel_level_needed(w, 64), 1);
+	KUNIT_EXPECT_EQ(test, twheel_wheel_level_needed(w, 4096), 2);
+	KUNIT_EXPECT_EQ(test, twheel_wheel_level_needed(w, U64_MAX), 10);
+	KUNIT_EXPECT_EQ(test, twheel_wheel_level_missing(w), -1);
+
+	/* slot 1 of level 2: 4096 itself, then 4101 (level 0 from 4096) */
+	twheel_test_add(test, w, &e[0], 4096);
+	twheel_test_add(test, w, &e[1], 4101);
+	KUNIT_EXPECT_NOT_NULL(test, w->lvl[2]);
+	KUNIT_EXPECT_NULL(test, w->lvl[0]);
+	KUNIT_EXPECT_NULL(test, twheel_wheel_take_empty_level(w));
+
+	/* hands back e[0], then stops for level 0, budget left */
+	budget = 100;
+	KUNIT_EXPECT_EQ(test, twheel_wheel_advance_some(w, 4101, &out, &budget),
+			1);
+	KUNIT_EXPECT_PTR_EQ(test, out.next, &e[0].node);
+	KUNIT_EXPECT_EQ(test, budget, 99);
+	KUNIT_EXPECT_TRUE(test, twheel_wheel_behind(w, 4101));
+	KUNIT_EXPECT_EQ(test, twheel_wheel_level_missing(w), 0);
+	KUNIT_EXPECT_EQ(test, w->clk, 4096);
+	KUNIT_EXPECT_EQ(test, twheel_wheel_next(w), 4096);
+	/* the same stop again, nothing moved */
+	KUNIT_EXPECT_EQ(test, twheel_wheel_advance(w, 4101, &out), 0);
+	KUNIT_EXPECT_EQ(test, twheel_wheel_level_missing(w), 0);
+
+	/* level 2, emptied by the cascade, comes back; nothing else */
+	l = w->lvl[2];
+	KUNIT_EXPECT_PTR_EQ(test, twheel_wheel_take_empty_level(w), l);
+	KUNIT_EXPECT_NULL(test, w->lvl[2]);
+	kunit_kfree(test, l);
+	KUNIT_EXPECT_NULL(test, twheel_wheel_take_empty_level(w));
+
+	/* a tie added while it waits joins the cascade: no level needed */
+	KUNIT_EXPECT_EQ(test, twheel_wheel_level_needed(w, 4101), -1);
+	twheel_wheel_add(w, &e[2], 4101);
+
+	/* given level 0, it goes on: e[1] then e[2] at 4101 */
+	twheel_test_give(test, w, 0);
+	KUNIT_EXPECT_EQ(test, twheel_wheel_level_missing(w), -1);
+	budget = 100;
+	KUNIT_EXPECT_EQ(test, twheel_wheel_advance_some(w, 4101, &out, &budget),
+			2);
+	KUNIT_EXPECT_FALSE(test, twheel_wheel_behind(w, 4101));
+	KUNIT_EXPECT_EQ(test, w->clk, 4101);
+	KUNIT_EXPECT_PTR_EQ(test, out.next->next, &e[1].node);
+	KUNIT_EXPECT_PTR_EQ(test, out.prev, &e[2].node);
+	KUNIT_EXPECT_TRUE(test, twheel_wheel_empty(w));
+
+	/* every level empty: all come back */
+	KUNIT_EXPECT_EQ(test, twheel_test_take_empty(test, w), 1);
+	for (i = 0; i < TWHEEL_LEVELS; i++)
+		KUNIT_EXPECT_NULL(test, w->lvl[i]);
 }
 
 static void twheel_wheel_case_desc(const struct wref_case *c, char *desc)
@@ -142,6 +296,9 @@ static void twheel_wheel_test_random(struct kunit *test)
 		   r->st.ops, r->st.adds, r->st.removes, r->st.advances,
 		   r->st.nexts, r->st.handed, r->st.layouts, r->st.resets,
 		   r->st.max_live);
+	kunit_info(test, "levels given %llu, taken back %llu; advances stopped by their budget %llu, for a level %llu (left waiting %llu)\n",
+		   r->st.given, r->st.taken, r->st.partial, r->st.level_stops,
+		   r->st.level_waits);
 	KUNIT_EXPECT_FALSE_MSG(test, ret || r->failed,
 			       "seed 0x%llx after %llu ops: %s", wheel_seed,
 			       r->st.ops, r->msg);
@@ -152,6 +309,7 @@ static void twheel_wheel_test_random(struct kunit *test)
 static struct kunit_case twheel_wheel_test_cases[] = {
 	KUNIT_CASE(twheel_wheel_test_entry_size),
 	KUNIT_CASE(twheel_wheel_test_guarantees),
+	KUNIT_CASE(twheel_wheel_test_levels),
 	KUNIT_CASE_PARAM(twheel_wheel_test_case, twheel_wheel_case_gen_params),
 	KUNIT_CASE_SLOW(twheel_wheel_test_random),
 	{}

@@ -17,7 +17,23 @@
  * same entries, in the same order, in the same call (so at the same tick),
  * none missing and none extra. It also checks twheel_wheel_next() exactly
  * (see wref_check_next()), the count, and, now and then, the wheel's
- * internal layout (wref_check_layout()).
+ * internal layout (wref_check_layout()); after every add and remove, the
+ * one slot the deadline names (wref_check_slot_of()), and after every
+ * advance, every slot's bit against its pointer (wref_check_bits()).
+ *
+ * Levels. The wheel never allocates: the driver is its caller, and gives
+ * it each level (struct twheel_level, zeroed) when asked: before an add,
+ * the level twheel_wheel_level_needed() names (wref_add()); when an advance
+ * stops with budget left, the level twheel_wheel_level_missing() names,
+ * and the advance goes on with what is left of the same budget
+ * (wref_advance_some()). Both answers are checked against an independent
+ * computation. After advances the driver takes empty levels back with
+ * twheel_wheel_take_empty_level() and frees them (none, one or all: see
+ * wref_churn()), so that levels come and go; in random runs an advance
+ * stopped for a level is at times left waiting for it while other
+ * operations go on, as one stopped by its budget is. The model knows
+ * nothing of levels: whatever levels come and go, the wheel must hand back
+ * exactly what and when the model says.
  *
  * Randomness comes from a seeded PRNG or, for the fuzzer, from the fuzz
  * input itself, so both explore operation sequences through the same
@@ -53,8 +69,30 @@ struct wref_obj {
 	u64 expires;		/* the deadline asked for */
 	u64 eff;		/* max(expires, clock at add) */
 	u64 seq;		/* insertion sequence number */
-	u32 pos;		/* scratch: position in a take_all list */
+	u32 pos;		/* scratch: position in a take_all list or in
+				 * its list or ring (wref_check_layout()) */
+	u32 tag;		/* scratch: WREF_TAG_* or WREF_TAG_SLOT + ring */
+	u64 mark;		/* scratch: the layout check that last saw it */
 	bool live;
+};
+
+/* Where wref_check_layout() found an entry (wref_obj.tag). */
+#define WREF_TAG_DUE		0
+#define WREF_TAG_CASCADE	1
+#define WREF_TAG_SLOT		2	/* + lvl * TWHEEL_SLOTS + slot */
+
+/* When the driver takes empty levels back (wref_churn()). */
+enum {
+	WREF_CHURN_NONE,	/* never (but at a restart, all) */
+	WREF_CHURN_ALL,		/* after every advance, every empty level */
+	WREF_CHURN_RANDOM,	/* after an advance: none, one or all */
+};
+
+/* What the driver does when an advance stops for a missing level. */
+enum {
+	WREF_GIVE_ALWAYS,	/* give it, and the advance goes on */
+	WREF_GIVE_RANDOM,	/* mostly so; at times leave it waiting */
+	WREF_GIVE_NEVER,	/* leave it waiting (directed cases give it) */
 };
 
 struct wref_stats {
@@ -67,6 +105,10 @@ struct wref_stats {
 	u64 layouts;
 	u64 resets;
 	u64 partial;		/* advances stopped by their budget */
+	u64 level_stops;	/* advance_some() stops for a missing level */
+	u64 level_waits;	/* advances left waiting for a level */
+	u64 given;		/* levels given */
+	u64 taken;		/* levels taken back empty */
 	u64 take_alls;
 	u64 holds;
 	u64 max_handed;		/* most entries handed back by one advance */
@@ -86,6 +128,11 @@ struct wref {
 	u32 scale;		/* random runs: typical step is 2^scale ticks */
 	u32 layout_every;	/* check the layout every so many ops (0: no) */
 	u64 last_layout;
+	u8 churn;		/* WREF_CHURN_* */
+	u8 give;		/* WREF_GIVE_* */
+	int waiting;		/* level the last advance was left waiting
+				 * for, or -1 */
+	u64 last_left;		/* budget the last advance left */
 	/* randomness: a PRNG, or the bytes of @buf when it is set */
 	u64 rng;
 	const u8 *buf;
@@ -131,10 +178,19 @@ static inline u64 wref_satsub(u64 a, u64 b)
 	return a < b ? 0 : a - b;
 }
 
+/*
+ * Free the wheel as a caller destroying it does: every level it still
+ * has, whether or not it holds entries, then the wheel.
+ */
 static __maybe_unused void wref_free(struct wref *r)
 {
+	unsigned int lvl;
+
 	if (!r)
 		return;
+	if (r->w)
+		for (lvl = 0; lvl < TWHEEL_LEVELS; lvl++)
+			WREF_FREE(r->w->lvl[lvl]);
 	WREF_FREE(r->w);
 	WREF_FREE(r->obj);
 	WREF_FREE(r->ord);
@@ -159,6 +215,9 @@ static __maybe_unused struct wref *wref_alloc(u32 nobj, u64 start)
 	r->clk = start;
 	r->layout_every = 1024;
 	r->scale = 10;
+	r->churn = WREF_CHURN_ALL;
+	r->give = WREF_GIVE_ALWAYS;
+	r->waiting = -1;
 	twheel_wheel_init(r->w, start);
 	return r;
 }
@@ -301,8 +360,12 @@ static __maybe_unused int wref_check_count(struct wref *r)
 
 static __maybe_unused int wref_check_next(struct wref *r)
 {
-	u64 got = twheel_wheel_next(r->w), want = wref_want_next(r);
+	u64 got, want;
 
+	if (r->failed)		/* the wheel may be broken: leave it */
+		return -1;
+	got = twheel_wheel_next(r->w);
+	want = wref_want_next(r);
 	r->st.nexts++;
 	if (got != want)
 		return WREF_FAIL(r,
@@ -316,50 +379,339 @@ static __maybe_unused int wref_check_next(struct wref *r)
 }
 
 /*
+ * Level of a deadline @x after @clk, by a plain digit scan (no fls64): the
+ * highest 6-bit digit in which it differs from @clk.
+ */
+static inline unsigned int wref_level_of(u64 x, u64 clk)
+{
+	unsigned int lvl;
+
+	for (lvl = TWHEEL_LEVELS - 1; lvl > 0; lvl--)
+		if ((x ^ clk) >> (TWHEEL_LVL_BITS * lvl))
+			break;
+	return lvl;
+}
+
+/* The wref_obj whose entry's node is @p, or NULL if @p is no such node. */
+static __maybe_unused struct wref_obj *wref_obj_of(const struct wref *r,
+						   const struct list_head *p)
+{
+	unsigned long base = (unsigned long)&r->obj[0].ent.node;
+	unsigned long off = (unsigned long)p - base;
+
+	if (!p || (unsigned long)p < base ||
+	    off >= (unsigned long)r->nobj * sizeof(*r->obj) ||
+	    off % sizeof(*r->obj))
+		return NULL;
+	return &r->obj[off / sizeof(*r->obj)];
+}
+
+/*
  * Level (0..10) at which @e sits, TWHEEL_LEVELS if due, TWHEEL_LEVELS + 1
- * if on the cascade list of an unfinished advance, -1 if lost.
+ * if on the cascade list of an unfinished advance, -1 if lost. A slot has
+ * no list head: an entry is in slot s of level L iff its ring (followed
+ * through the nodes' next) holds the node the slot points at.
  */
 static __maybe_unused int wref_where(const struct twheel_wheel *w,
 				     const struct twheel_entry *e)
 {
-	const struct list_head *p = e->node.next;
-	const struct list_head *lo = &w->slots[0][0];
-	const struct list_head *hi = &w->slots[TWHEEL_LEVELS - 1][TWHEEL_SLOTS - 1];
+	const struct list_head *p = &e->node;
+	unsigned int lvl, slot;
 	u32 guard = 0;
 
-	for (; p != &e->node && guard < 0x1000000; p = p->next, guard++) {
+	/* The due and cascade lists first: a walk to their head. */
+	do {
 		if (p == &w->due)
 			return TWHEEL_LEVELS;
-		if (p >= lo && p <= hi)
-			return (int)((p - lo) / TWHEEL_SLOTS);
 		if (p == &w->cascade)
 			return TWHEEL_LEVELS + 1;
-	}
+		p = p->next;
+	} while (p && p != &e->node && ++guard < 0x1000000);
+	if (p != &e->node)
+		return -1;
+	/* A ring: which slot points into it? */
+	do {
+		for (lvl = 0; lvl < TWHEEL_LEVELS; lvl++) {
+			if (!w->lvl[lvl])
+				continue;
+			for (slot = 0; slot < TWHEEL_SLOTS; slot++)
+				if (w->lvl[lvl]->slot[slot] == p)
+					return (int)lvl;
+		}
+		p = p->next;
+	} while (p != &e->node);
 	return -1;
 }
 
 /*
+ * What twheel_wheel_level_missing() must say, from the wheel's cascade
+ * list and its levels: the level the next entry to cascade goes to, when
+ * the wheel lacks it.
+ */
+static __maybe_unused int wref_want_missing(const struct twheel_wheel *w)
+{
+	const struct twheel_entry *e;
+	unsigned int lvl;
+
+	if (list_empty(&w->cascade))
+		return -1;
+	e = list_first_entry(&w->cascade, struct twheel_entry, node);
+	if (e->expires <= w->clk)
+		return -1;
+	lvl = wref_level_of(e->expires, w->clk);
+	return w->lvl[lvl] ? -1 : (int)lvl;
+}
+
+/*
+ * What twheel_wheel_level_needed(@expires) must say: the level an add
+ * would put the entry in (none if due, or if it joins the slot being
+ * cascaded), when the wheel lacks it.
+ */
+static __maybe_unused int wref_want_needed(const struct twheel_wheel *w,
+					   u64 expires)
+{
+	unsigned int lvl;
+
+	if (expires <= w->clk)
+		return -1;
+	if (!list_empty(&w->cascade) &&
+	    (expires >> w->casc_shift) == (w->clk >> w->casc_shift))
+		return -1;
+	lvl = wref_level_of(expires, w->clk);
+	return w->lvl[lvl] ? -1 : (int)lvl;
+}
+
+/* Give the wheel level @lvl, which it must lack: a zeroed allocation. */
+static __maybe_unused int wref_give(struct wref *r, int lvl)
+{
+	struct twheel_level *l;
+
+	if (r->failed)		/* the wheel may be broken: leave it */
+		return -1;
+
+	if (lvl < 0 || lvl >= TWHEEL_LEVELS)
+		return WREF_FAIL(r, "asked for level %d", lvl);
+	if (r->w->lvl[lvl])
+		return WREF_FAIL(r, "asked for level %d, which it has", lvl);
+	if (r->w->pending[lvl])
+		return WREF_FAIL(r, "level %d absent, but its bitmap is %llx",
+				 lvl, r->w->pending[lvl]);
+	l = WREF_ZALLOC(sizeof(*l));
+	if (!l)
+		return WREF_FAIL(r, "out of memory for level %d", lvl);
+	twheel_wheel_give_level(r->w, (unsigned int)lvl, l);
+	if (r->w->lvl[lvl] != l)
+		return WREF_FAIL(r, "give_level(%d) did not take it", lvl);
+	r->st.given++;
+	return 0;
+}
+
+/*
+ * Take back up to @max empty levels with twheel_wheel_take_empty_level(),
+ * and free them. Each must be one the wheel had and held nothing in
+ * (bitmap 0, every slot NULL), now gone from the wheel, nothing else
+ * changed; a NULL answer means every level the wheel has holds entries.
+ */
+static __maybe_unused int wref_take_levels(struct wref *r, u32 max)
+{
+	struct twheel_wheel *w = r->w;
+	struct twheel_level *was[TWHEEL_LEVELS], *l;
+	u64 pend[TWHEEL_LEVELS];
+	unsigned int i, at, slot;
+	u32 k;
+
+	if (r->failed)		/* the wheel may be broken: leave it */
+		return -1;
+
+	for (k = 0; k < max; k++) {
+		memcpy(was, w->lvl, sizeof(was));
+		memcpy(pend, w->pending, sizeof(pend));
+		l = twheel_wheel_take_empty_level(w);
+		for (at = 0; l && at < TWHEEL_LEVELS && was[at] != l; at++)
+			;
+		for (i = 0; i < TWHEEL_LEVELS; i++) {
+			if (l && i == at)
+				continue;
+			if (w->lvl[i] != was[i] || w->pending[i] != pend[i])
+				return WREF_FAIL(r, "take_empty_level() changed level %u",
+						 i);
+		}
+		if (!l) {
+			for (i = 0; i < TWHEEL_LEVELS; i++)
+				if (was[i] && !pend[i])
+					return WREF_FAIL(r, "take_empty_level() = NULL, but level %u is empty",
+							 i);
+			return 0;
+		}
+		if (at == TWHEEL_LEVELS)
+			return WREF_FAIL(r, "take_empty_level() returned a level it was not given");
+		for (slot = 0; slot < TWHEEL_SLOTS; slot++)
+			if (l->slot[slot])
+				break;
+		WREF_FREE(l);	/* detached: the wheel has it no more */
+		if (pend[at] || w->pending[at])
+			return WREF_FAIL(r, "took back level %u with bitmap %llx",
+					 at, pend[at]);
+		if (w->lvl[at])
+			return WREF_FAIL(r, "level %u still given after take_empty_level()",
+					 at);
+		if (slot < TWHEEL_SLOTS)
+			return WREF_FAIL(r, "level %u taken back with slot %u not empty",
+					 at, slot);
+		r->st.taken++;
+	}
+	return 0;
+}
+
+/*
+ * twheel_wheel_take_empty_level() where it must return NULL: true if it
+ * returned a level after all (freed: detached, it is the caller's).
+ */
+static __maybe_unused bool wref_took_one(struct wref *r)
+{
+	struct twheel_level *l = twheel_wheel_take_empty_level(r->w);
+
+	if (!l)
+		return false;
+	WREF_FREE(l);
+	return true;
+}
+
+/* After an advance: take empty levels back, per @r->churn. */
+static __maybe_unused int wref_churn(struct wref *r)
+{
+	switch (r->churn) {
+	case WREF_CHURN_ALL:
+		return wref_take_levels(r, TWHEEL_LEVELS + 1);
+	case WREF_CHURN_RANDOM:
+		switch (wref_below(r, 4)) {
+		case 0:
+			return 0;
+		case 1:
+			return wref_take_levels(r, 1);
+		default:
+			return wref_take_levels(r, TWHEEL_LEVELS + 1);
+		}
+	}
+	return 0;
+}
+
+/*
+ * A list with a head (the due or cascade list) in the layout check:
+ * sound links, only the model's entries, each seen once; records their
+ * place (@tag, position) for the order check.
+ */
+static __maybe_unused int wref_layout_list(struct wref *r,
+					   const struct list_head *h,
+					   u32 tag, u64 *n)
+{
+	const struct list_head *p;
+	struct wref_obj *o;
+	u32 i = 0;
+
+	for (p = h->next; p != h; p = p->next, i++) {
+		o = wref_obj_of(r, p);
+		if (!o || i > r->nobj)
+			return WREF_FAIL(r, "%s list holds a foreign node",
+					 tag == WREF_TAG_DUE ? "due" : "cascade");
+		if (!p->next || p->next->prev != p || p->prev->next != p)
+			return WREF_FAIL(r, "%s list: links of id %ld broken",
+					 tag == WREF_TAG_DUE ? "due" : "cascade",
+					 (long)(o - r->obj));
+		if (o->mark == r->st.layouts)
+			return WREF_FAIL(r, "id %ld is in two places",
+					 (long)(o - r->obj));
+		o->mark = r->st.layouts;
+		o->tag = tag;
+		o->pos = i;
+		(*n)++;
+	}
+	return 0;
+}
+
+/*
+ * One slot's ring, from the node the slot points at: sound links, only
+ * the model's entries, each seen once, each where its deadline places it
+ * relative to the clock (this level, this slot).
+ */
+static __maybe_unused int wref_layout_ring(struct wref *r, unsigned int lvl,
+					   unsigned int slot,
+					   const struct list_head *first,
+					   u64 *n)
+{
+	const struct twheel_wheel *w = r->w;
+	const struct list_head *p = first;
+	struct wref_obj *o;
+	u32 i = 0;
+
+	do {
+		o = wref_obj_of(r, p);
+		if (!o)
+			return WREF_FAIL(r, "level %u slot %u: ring holds a foreign node",
+					 lvl, slot);
+		if (!wref_obj_of(r, p->next) || !wref_obj_of(r, p->prev) ||
+		    p->next->prev != p || p->prev->next != p)
+			return WREF_FAIL(r, "level %u slot %u: links of id %ld broken",
+					 lvl, slot, (long)(o - r->obj));
+		if (o->mark == r->st.layouts)
+			return WREF_FAIL(r, "id %ld is in two places (level %u slot %u)",
+					 (long)(o - r->obj), lvl, slot);
+		o->mark = r->st.layouts;
+		if (o->ent.expires <= w->clk || !o->live ||
+		    wref_level_of(o->ent.expires, w->clk) != lvl ||
+		    ((o->ent.expires >> (TWHEEL_LVL_BITS * lvl)) &
+		     TWHEEL_SLOT_MASK) != slot || o->expires != o->ent.expires)
+			return WREF_FAIL(r,
+					 "entry %ld (expires %llu) misplaced at level %u slot %u, clk %llu",
+					 (long)(o - r->obj), o->ent.expires,
+					 lvl, slot, w->clk);
+		o->tag = WREF_TAG_SLOT + lvl * TWHEEL_SLOTS + slot;
+		o->pos = i++;
+		(*n)++;
+		p = p->next;
+	} while (p != first);
+	return 0;
+}
+
+/* Rank of a place in the order of ties: slot, then cascade, then due. */
+static inline u32 wref_tag_rank(u32 tag)
+{
+	return tag >= WREF_TAG_SLOT ? 0 : tag == WREF_TAG_CASCADE ? 1 : 2;
+}
+
+/*
  * White-box: every entry sits where its deadline puts it relative to the
- * wheel's clock, the bitmaps match the slots, the counts add up, the
- * entries are the model's live ones.
+ * wheel's clock, the levels and bitmaps match the slots (a level the wheel
+ * lacks has a zero bitmap; a slot's bit is set iff it points at a ring),
+ * every ring and list is soundly linked, the counts add up, the entries are
+ * the model's live ones, each in one place, ties in insertion order, and
+ * level_missing() answers right.
  */
 static __maybe_unused int wref_check_layout(struct wref *r)
 {
 	const struct twheel_wheel *w = r->w;
 	const struct twheel_entry *e;
-	const struct wref_obj *o;
-	unsigned int lvl, slot, want;
-	u64 n = 0, x;
+	const struct list_head *first;
+	const struct wref_obj *o, *q;
+	unsigned int lvl, slot;
+	int got, want;
+	u64 n = 0;
+	u32 i;
+
+	if (r->failed)		/* the wheel may be broken: leave it */
+		return -1;
 
 	r->st.layouts++;
 	if (w->clk != r->clk)
 		return WREF_FAIL(r, "clk %llu, model %llu", w->clk, r->clk);
+	if (wref_layout_list(r, &w->due, WREF_TAG_DUE, &n) ||
+	    wref_layout_list(r, &w->cascade, WREF_TAG_CASCADE, &n))
+		return -1;
 	list_for_each_entry(e, &w->due, node) {
 		o = container_of(e, struct wref_obj, ent);
 		if (e->expires > w->clk || !o->live || o->eff != w->clk)
 			return WREF_FAIL(r, "due entry %ld expires %llu clk %llu",
 					 (long)(o - r->obj), e->expires, w->clk);
-		n++;
 	}
 	list_for_each_entry(e, &w->cascade, node) {
 		o = container_of(e, struct wref_obj, ent);
@@ -368,46 +720,172 @@ static __maybe_unused int wref_check_layout(struct wref *r)
 			return WREF_FAIL(r, "cascading entry %ld expires %llu clk %llu shift %u",
 					 (long)(o - r->obj), e->expires, w->clk,
 					 w->casc_shift);
-		n++;
 	}
 	for (lvl = 0; lvl < TWHEEL_LEVELS; lvl++) {
+		if (!w->lvl[lvl]) {
+			if (w->pending[lvl])
+				return WREF_FAIL(r, "level %u absent, bitmap %llx",
+						 lvl, w->pending[lvl]);
+			continue;
+		}
 		for (slot = 0; slot < TWHEEL_SLOTS; slot++) {
-			const struct list_head *h = &w->slots[lvl][slot];
 			bool bit = (w->pending[lvl] >> slot) & 1;
 
-			if (bit == list_empty(h))
-				return WREF_FAIL(r, "level %u slot %u: bit %d, list %s",
+			first = w->lvl[lvl]->slot[slot];
+			if (bit != !!first)
+				return WREF_FAIL(r, "level %u slot %u: bit %d, slot %s",
 						 lvl, slot, bit,
-						 list_empty(h) ? "empty" : "not empty");
-			list_for_each_entry(e, h, node) {
-				o = container_of(e, struct wref_obj, ent);
-				x = e->expires ^ w->clk;
-				for (want = TWHEEL_LEVELS - 1; want > 0; want--)
-					if (x >> (TWHEEL_LVL_BITS * want))
-						break;
-				if (e->expires <= w->clk || want != lvl ||
-				    ((e->expires >> (TWHEEL_LVL_BITS * lvl)) &
-				     TWHEEL_SLOT_MASK) != slot || !o->live ||
-				    o->expires != e->expires)
-					return WREF_FAIL(r,
-							 "entry %ld (expires %llu) misplaced at level %u slot %u, clk %llu",
-							 (long)(o - r->obj),
-							 e->expires, lvl, slot,
-							 w->clk);
-				n++;
-			}
+						 first ? "not empty" : "empty");
+			if (first && wref_layout_ring(r, lvl, slot, first, &n))
+				return -1;
 		}
 	}
 	if (n != w->count || n != r->nlive)
 		return WREF_FAIL(r, "layout holds %llu, count %llu, model %u",
 				 n, w->count, r->nlive);
+	/*
+	 * Ties in insertion order. ord[] is sorted by (eff, seq); live
+	 * entries of one eff after the clock share their deadline, hence
+	 * their slot, where they are in ring order unless the slot is being
+	 * cascaded: then its older ones may be in a lower slot already, the
+	 * others on the cascade list. Entries of eff == clk are on the
+	 * cascade list (a deadline of the slot's tick) and then due.
+	 */
+	for (i = 0; i + 1 < r->nlive; i++) {
+		o = &r->obj[r->ord[i]];
+		q = &r->obj[r->ord[i + 1]];
+		if (o->mark != r->st.layouts || q->mark != r->st.layouts)
+			return WREF_FAIL(r, "live id %ld or %ld not in the wheel",
+					 (long)(o - r->obj), (long)(q - r->obj));
+		if (o->eff != q->eff)
+			continue;
+		if (o->tag == q->tag ? o->pos >= q->pos :
+		    wref_tag_rank(o->tag) >= wref_tag_rank(q->tag))
+			return WREF_FAIL(r,
+					 "ties out of insertion order: id %ld (place %u #%u) before id %ld (place %u #%u), deadline %llu, clk %llu",
+					 (long)(o - r->obj), o->tag, o->pos,
+					 (long)(q - r->obj), q->tag, q->pos,
+					 o->expires, w->clk);
+	}
+	got = twheel_wheel_level_missing(w);
+	want = wref_want_missing(w);
+	if (got != want)
+		return WREF_FAIL(r, "level_missing() = %d, want %d", got, want);
 	return 0;
 }
 
+/*
+ * The slot a deadline names relative to the clock (NULL if it is due, or
+ * its level absent): the only slot an add or a remove may change.
+ */
+static __maybe_unused struct list_head **wref_slot_of(const struct twheel_wheel *w,
+						      u64 expires,
+						      unsigned int *lvl,
+						      unsigned int *slot)
+{
+	if (expires <= w->clk)
+		return NULL;
+	*lvl = wref_level_of(expires, w->clk);
+	*slot = (expires >> (TWHEEL_LVL_BITS * *lvl)) & TWHEEL_SLOT_MASK;
+	return w->lvl[*lvl] ? &w->lvl[*lvl]->slot[*slot] : NULL;
+}
+
+/*
+ * Right after an add (@added) or a remove of @o, with @before the value
+ * its slot had before the call (and, for a remove, @next its node's next
+ * then): the slot changed exactly as it must, and its bit says whether it
+ * is empty. An add to a slot appends (the slot gets the node if it was
+ * empty, and the node is the ring's last); an add that joined the cascade
+ * list is at its tail and touched no slot; a remove changes the slot only
+ * when the entry was its first: to the next one, or empty.
+ */
+static __maybe_unused int wref_check_slot_of(struct wref *r,
+					     const struct wref_obj *o,
+					     bool added,
+					     const struct list_head *before,
+					     const struct list_head *next)
+{
+	const struct twheel_wheel *w = r->w;
+	const struct list_head *node = &o->ent.node, *want;
+	struct list_head **sp;
+	unsigned int lvl = 0, slot = 0;
+	bool bit;
+
+	sp = wref_slot_of(w, o->expires, &lvl, &slot);
+	if (!sp)	/* due, or a level it lacks: in no slot */
+		return 0;
+	bit = (w->pending[lvl] >> slot) & 1;
+	if (added && !list_empty(&w->cascade) &&
+	    (o->expires >> w->casc_shift) == (w->clk >> w->casc_shift)) {
+		if (w->cascade.prev != node)
+			return WREF_FAIL(r, "id %ld (expires %llu) added in the cascading slot's range, not at the cascade list's tail",
+					 (long)(o - r->obj), o->expires);
+		want = before;
+	} else if (added) {
+		want = before ? before : node;
+		if (!*sp || (*sp)->prev != node)
+			return WREF_FAIL(r, "id %ld (expires %llu) added, not last in level %u slot %u",
+					 (long)(o - r->obj), o->expires, lvl, slot);
+	} else {
+		want = before != node ? before : next == node ? NULL : next;
+	}
+	if (*sp != want)
+		return WREF_FAIL(r, "%s id %ld (expires %llu) made level %u slot %u point %s",
+				 added ? "adding" : "removing",
+				 (long)(o - r->obj), o->expires, lvl, slot,
+				 !*sp ? "nowhere" : *sp == node ? "at it" :
+				 *sp == before ? "where it did" : "elsewhere");
+	if (bit != !!*sp)
+		return WREF_FAIL(r, "after %s id %ld: level %u slot %u has bit %d, slot %s",
+				 added ? "adding" : "removing",
+				 (long)(o - r->obj), lvl, slot, bit,
+				 *sp ? "not empty" : "empty");
+	return 0;
+}
+
+/*
+ * After an advance or take_all: in every level the wheel has, a slot's bit
+ * is set iff it points somewhere (O(levels * slots), no entry visited);
+ * an absent level has no bit set.
+ */
+static __maybe_unused int wref_check_bits(struct wref *r)
+{
+	const struct twheel_wheel *w = r->w;
+	unsigned int lvl, slot;
+
+	for (lvl = 0; lvl < TWHEEL_LEVELS; lvl++) {
+		if (!w->lvl[lvl]) {
+			if (w->pending[lvl])
+				return WREF_FAIL(r, "level %u absent, bitmap %llx",
+						 lvl, w->pending[lvl]);
+			continue;
+		}
+		for (slot = 0; slot < TWHEEL_SLOTS; slot++)
+			if (((w->pending[lvl] >> slot) & 1) !=
+			    !!w->lvl[lvl]->slot[slot])
+				return WREF_FAIL(r, "level %u slot %u: bit %llu, slot %s",
+						 lvl, slot,
+						 (w->pending[lvl] >> slot) & 1,
+						 w->lvl[lvl]->slot[slot] ?
+						 "not empty" : "empty");
+	}
+	return 0;
+}
+
+/*
+ * Add as a caller does: give the level twheel_wheel_level_needed() names
+ * first (checked against wref_want_needed(); afterwards it must name none).
+ */
 static __maybe_unused int wref_add(struct wref *r, u32 id, u64 expires)
 {
 	struct wref_obj *o = &r->obj[id];
+	struct list_head **sp, *before;
+	unsigned int lvl, slot;
+	int need, want;
 	u32 at;
+
+	if (r->failed)		/* the wheel may be broken: leave it */
+		return -1;
 
 	if (o->live)
 		return WREF_FAIL(r, "driver bug: add of live %u", id);
@@ -425,17 +903,39 @@ static __maybe_unused int wref_add(struct wref *r, u32 id, u64 expires)
 	r->st.adds++;
 	r->st.ops++;
 
+	need = twheel_wheel_level_needed(r->w, expires);
+	want = wref_want_needed(r->w, expires);
+	if (need != want)
+		return WREF_FAIL(r, "level_needed(%llu) = %d, want %d (clk %llu)",
+				 expires, need, want, r->w->clk);
+	if (need >= 0) {
+		if (wref_give(r, need))
+			return -1;
+		need = twheel_wheel_level_needed(r->w, expires);
+		if (need != -1)
+			return WREF_FAIL(r, "level_needed(%llu) = %d after it was given",
+					 expires, need);
+	}
+	sp = wref_slot_of(r->w, expires, &lvl, &slot);
+	before = sp ? *sp : NULL;
 	twheel_wheel_add(r->w, &o->ent, expires);
 	if (o->ent.expires != expires)
 		return WREF_FAIL(r, "add(%llu) stored %llu", expires,
 				 o->ent.expires);
+	if (wref_check_slot_of(r, o, true, before, NULL))
+		return -1;
 	return wref_check_count(r);
 }
 
 static __maybe_unused int wref_remove(struct wref *r, u32 id)
 {
 	struct wref_obj *o = &r->obj[id];
+	struct list_head **sp, *before, *next;
+	unsigned int lvl, slot;
 	u32 at;
+
+	if (r->failed)		/* the wheel may be broken: leave it */
+		return -1;
 
 	if (!o->live)
 		return WREF_FAIL(r, "driver bug: remove of idle %u", id);
@@ -449,36 +949,76 @@ static __maybe_unused int wref_remove(struct wref *r, u32 id)
 	r->st.removes++;
 	r->st.ops++;
 
+	sp = wref_slot_of(r->w, o->expires, &lvl, &slot);
+	before = sp ? *sp : NULL;
+	next = o->ent.node.next;
 	twheel_wheel_remove(r->w, &o->ent);
 	if (!list_empty(&o->ent.node))
 		return WREF_FAIL(r, "remove(%u) left the node linked", id);
+	if (wref_check_slot_of(r, o, false, before, next))
+		return -1;
 	return wref_check_count(r);
 }
 
 /*
  * Advance both to @now, the wheel within @budget entry moves, and compare
  * what comes back. A marker node is put on the list first to check that
- * the wheel appends and keeps what the caller had there. An advance the
- * budget stopped (twheel_wheel_behind()) must have handed back a prefix of
- * what the model says is due, in order; the model then takes the wheel's
- * clock (the tick of the slot it was working on) as its own, which is the
- * clock later adds are placed against.
+ * the wheel appends and keeps what the caller had there.
+ *
+ * The wheel may stop with budget left only for a level it lacks: then
+ * twheel_wheel_level_missing() must name it (checked against
+ * wref_want_missing()); the driver gives it and calls again with what is
+ * left of the same budget, so the budget counts entry moves only, and the
+ * hand-backs of all the calls together are compared as one advance. Per
+ * @r->give the driver may instead leave the advance waiting for the level
+ * (@r->waiting), as a caller that could not allocate it.
+ *
+ * An advance stopped (twheel_wheel_behind()) by its budget or waiting for
+ * a level must have handed back a prefix of what the model says is due,
+ * in order; the model then takes the wheel's clock (the tick of the slot
+ * it was working on) as its own, which is the clock later adds are placed
+ * against. Afterwards empty levels are taken back per @r->churn.
  */
 static __maybe_unused int wref_advance_some(struct wref *r, u64 now,
 					    u64 budget)
 {
-	u64 newclk = wref_max(r->clk, now), n, left;
+	u64 newclk = wref_max(r->clk, now), n = 0, left;
 	struct list_head got, mark, *p;
 	struct wref_obj *o, *want;
 	bool behind;
+	int miss, wmiss;
 	u32 k, i;
+
+	if (r->failed)		/* the wheel may be broken: leave it */
+		return -1;
 
 	k = wref_count_le(r, newclk);
 	INIT_LIST_HEAD(&got);
 	list_add_tail(&mark, &got);
 	left = budget;
-	n = twheel_wheel_advance_some(r->w, now, &got, &left);
-	behind = twheel_wheel_behind(r->w, now);
+	r->waiting = -1;
+	for (;;) {
+		n += twheel_wheel_advance_some(r->w, now, &got, &left);
+		behind = twheel_wheel_behind(r->w, now);
+		if (!behind || !left || left > budget)
+			break;
+		/* Stopped with budget left: only for a level it lacks. */
+		miss = twheel_wheel_level_missing(r->w);
+		wmiss = wref_want_missing(r->w);
+		if (miss < 0 || miss != wmiss)
+			return WREF_FAIL(r, "advance(%llu, budget %llu) from clk %llu stopped at clk %llu with %llu left; level_missing() = %d, want %d",
+					 now, budget, r->clk, r->w->clk, left,
+					 miss, wmiss);
+		r->st.level_stops++;
+		if (r->give == WREF_GIVE_NEVER ||
+		    (r->give == WREF_GIVE_RANDOM && !wref_below(r, 8))) {
+			r->waiting = miss;
+			break;
+		}
+		if (wref_give(r, miss))	/* at most once per level: no loop */
+			return -1;
+	}
+	r->last_left = left;
 	if (left > budget || n > budget - left)
 		return WREF_FAIL(r, "advance(%llu, budget %llu): %llu left, %llu handed back",
 				 now, budget, left, n);
@@ -537,15 +1077,20 @@ static __maybe_unused int wref_advance_some(struct wref *r, u64 now,
 	if (k > r->st.max_handed)
 		r->st.max_handed = k;
 	if (behind) {
-		r->st.partial++;
+		if (r->waiting >= 0)
+			r->st.level_waits++;
+		else
+			r->st.partial++;	/* stopped by its budget */
 		r->clk = r->w->clk;
-		return wref_check_count(r);
+	} else {
+		r->clk = newclk;
+		if (r->w->clk != newclk)
+			return WREF_FAIL(r, "advance(%llu): clk %llu, want %llu",
+					 now, r->w->clk, newclk);
 	}
-	r->clk = newclk;
-	if (r->w->clk != newclk)
-		return WREF_FAIL(r, "advance(%llu): clk %llu, want %llu", now,
-				 r->w->clk, newclk);
-	return wref_check_count(r);
+	if (wref_check_count(r) || wref_check_bits(r))
+		return -1;
+	return wref_churn(r);
 }
 
 static __maybe_unused int wref_advance(struct wref *r, u64 now)
@@ -568,6 +1113,9 @@ static __maybe_unused int wref_take_all(struct wref *r, u64 now)
 	u32 i, j, m, g, n = 0;
 	u64 got;
 
+	if (r->failed)		/* the wheel may be broken: leave it */
+		return -1;
+
 	INIT_LIST_HEAD(&all);
 	got = twheel_wheel_take_all(r->w, now, &all);
 	r->st.take_alls++;
@@ -581,6 +1129,11 @@ static __maybe_unused int wref_take_all(struct wref *r, u64 now)
 	if (n != r->nlive || got != n || r->w->count || r->w->clk != now)
 		return WREF_FAIL(r, "take_all: %u listed, returned %llu, %u live, count %llu",
 				 n, got, r->nlive, r->w->count);
+	for (i = 0; i < TWHEEL_LEVELS; i++)
+		for (j = 0; r->w->lvl[i] && j < TWHEEL_SLOTS; j++)
+			if (r->w->lvl[i]->slot[j])
+				return WREF_FAIL(r, "take_all: level %u slot %u not emptied",
+						 i, j);
 	/*
 	 * Ties in insertion order: ord[] is sorted by (eff, seq), and live
 	 * entries of one deadline share their eff, so compare within each
@@ -601,6 +1154,13 @@ static __maybe_unused int wref_take_all(struct wref *r, u64 now)
 			}
 		}
 	}
+	/* Every level is empty now: take them back, per @r->churn. */
+	for (i = 0; i < TWHEEL_LEVELS; i++)
+		if (r->w->pending[i])
+			return WREF_FAIL(r, "take_all: level %u bitmap %llx left",
+					 i, r->w->pending[i]);
+	if (wref_check_bits(r) || wref_churn(r))
+		return -1;
 	/* Re-add in list order, as new entries behind one another. */
 	r->clk = now;
 	r->nlive = 0;
@@ -614,18 +1174,36 @@ static __maybe_unused int wref_take_all(struct wref *r, u64 now)
 	return 0;
 }
 
-/* Take every live entry out with remove, then restart the wheel at @start. */
+/*
+ * Take every live entry out with remove, take every level back (all are
+ * empty then) and free it, then restart the wheel at @start: it has no
+ * level after twheel_wheel_init().
+ */
 static __maybe_unused int wref_reset(struct wref *r, u64 start)
 {
+	unsigned int lvl;
+
 	while (r->nlive && !r->failed)
 		wref_remove(r, r->ord[r->nlive / 2]);
 	if (r->failed)
 		return -1;
-	if (r->w->pending[0] | r->w->pending[1] | r->w->pending[5] |
-	    r->w->pending[TWHEEL_LEVELS - 1] || !list_empty(&r->w->due))
-		return WREF_FAIL(r, "empty wheel still has bits set");
+	for (lvl = 0; lvl < TWHEEL_LEVELS; lvl++)
+		if (r->w->pending[lvl])
+			return WREF_FAIL(r, "empty wheel has level %u bitmap %llx",
+					 lvl, r->w->pending[lvl]);
+	if (!list_empty(&r->w->due) || !list_empty(&r->w->cascade))
+		return WREF_FAIL(r, "empty wheel has due or cascading entries");
+	if (wref_take_levels(r, TWHEEL_LEVELS + 1))
+		return -1;
+	for (lvl = 0; lvl < TWHEEL_LEVELS; lvl++)
+		if (r->w->lvl[lvl])
+			return WREF_FAIL(r, "empty level %u not taken back", lvl);
 	twheel_wheel_init(r->w, start);
+	for (lvl = 0; lvl < TWHEEL_LEVELS; lvl++)
+		if (r->w->lvl[lvl] || r->w->pending[lvl])
+			return WREF_FAIL(r, "init() left level %u", lvl);
 	r->clk = start;
+	r->waiting = -1;
 	r->st.resets++;
 	return 0;
 }
@@ -637,8 +1215,10 @@ static __maybe_unused int wref_reset(struct wref *r, u64 start)
  */
 static __maybe_unused int wref_drain_exact(struct wref *r)
 {
+	u8 give = r->give;
 	u64 t;
 
+	r->give = WREF_GIVE_ALWAYS;	/* each advance must finish */
 	r->exact = false;
 	while (!r->failed && r->nlive) {
 		if (wref_check_next(r))
@@ -651,6 +1231,7 @@ static __maybe_unused int wref_drain_exact(struct wref *r)
 		wref_advance(r, t);
 		r->exact = false;
 	}
+	r->give = give;
 	if (!r->failed)
 		wref_check_next(r);
 	if (!r->failed)
@@ -778,6 +1359,9 @@ static __maybe_unused int wref_check_holds(struct wref *r)
 	u64 d;
 	u32 i;
 
+	if (r->failed)		/* the wheel may be broken: leave it */
+		return -1;
+
 	r->st.holds++;
 	if (r->nlive && wref_below(r, 2)) {
 		d = r->obj[r->ord[wref_below(r, r->nlive)]].expires;
@@ -848,6 +1432,13 @@ static __maybe_unused int wref_step(struct wref *r)
 			      wref_gen_start(r));
 	} else if (!wref_below(r, 8)) {
 		r->scale = 1 + wref_below(r, 40);
+	} else if (wref_below(r, 2)) {
+		/* a caller that gives a level ahead of need */
+		n = wref_below(r, TWHEEL_LEVELS);
+		if (!r->w->lvl[n])
+			wref_give(r, (int)n);
+	} else {		/* or takes one back between advances */
+		wref_take_levels(r, 1);
 	}
 	if (!r->failed && r->layout_every &&
 	    r->st.ops - r->last_layout >= r->layout_every) {
@@ -860,6 +1451,7 @@ static __maybe_unused int wref_step(struct wref *r)
 /* Hand back everything that is left, then check the wheel is empty. */
 static __maybe_unused int wref_finish(struct wref *r)
 {
+	r->give = WREF_GIVE_ALWAYS;	/* advance(U64_MAX) must finish */
 	if (!r->failed)
 		wref_check_layout(r);
 	if (!r->failed)
@@ -869,7 +1461,28 @@ static __maybe_unused int wref_finish(struct wref *r)
 			  r->nlive);
 	if (!r->failed)
 		wref_check_next(r);
+	if (!r->failed && r->w->count)
+		WREF_FAIL(r, "count %llu after advance(U64_MAX)", r->w->count);
+	/* Every level is empty: all of them come back. */
+	if (!r->failed && !wref_take_levels(r, TWHEEL_LEVELS + 1)) {
+		unsigned int lvl;
+
+		for (lvl = 0; lvl < TWHEEL_LEVELS; lvl++)
+			if (r->w->lvl[lvl])
+				WREF_FAIL(r, "empty level %u not taken back", lvl);
+	}
 	return r->failed ? -1 : 0;
+}
+
+/*
+ * Directed cases and random runs on the wheel the fuzzer and the random
+ * runs drive: levels taken back at random, advances at times left waiting
+ * for a level.
+ */
+static __maybe_unused void wref_random_levels(struct wref *r)
+{
+	r->churn = WREF_CHURN_RANDOM;
+	r->give = WREF_GIVE_RANDOM;
 }
 
 /*
@@ -878,6 +1491,7 @@ static __maybe_unused int wref_finish(struct wref *r)
  */
 static __maybe_unused int wref_run(struct wref *r, u64 seed, u64 nops)
 {
+	wref_random_levels(r);
 	r->buf = NULL;
 	r->rng = seed;
 	if (wref_reset(r, wref_gen_start(r)))
@@ -1273,10 +1887,426 @@ static __maybe_unused int wref_case_budget(struct wref *r)
 	return r->failed ? -1 : wref_finish(r);
 }
 
+/*
+ * An advance stopped for a level it lacks in the middle of cascading a
+ * slot, and left waiting while adds, removes, next() and holds() go on:
+ * it must go on, once given the level, exactly where it stopped, and hand
+ * back in the order of one advance. First a level-2 slot from clock 0
+ * (ticks 4096..8191) whose entries go down to levels 0 and 1, neither
+ * given; then a level-3 slot whose entries go down to levels 2, 1, 0.
+ */
+static __maybe_unused int wref_case_level_stop(struct wref *r)
+{
+	/* deadline - 4096: 0 handed back at the slot's tick, 1..63 go to
+	 * level 0, 64..4095 to level 1 */
+	static const u64 off[] = { 0, 0, 5, 200, 0, 5, 64, 4095, 1, 0 };
+	static const u64 deep[] = {
+		0, (3ULL << 12) + 5, 0, 70, 3, 0, (3ULL << 12) + 5, 70, 3,
+	};
+	static const int deep_want[] = { 2, 1, 0 };
+	const u64 base = 4096, end = base + 300;
+	unsigned int i, lvl;
+	u64 partial, waits;
+
+	if (wref_reset(r, 0))
+		return -1;
+	r->churn = WREF_CHURN_ALL;
+	for (i = 0; i < ARRAY_SIZE(off); i++)
+		wref_add(r, i, base + off[i]);
+	for (lvl = 0; lvl < TWHEEL_LEVELS; lvl++)
+		if (!r->w->lvl[lvl] != (lvl != 2))
+			return WREF_FAIL(r, "level %u %s, only level 2 was needed",
+					 lvl, r->w->lvl[lvl] ? "given" : "absent");
+	if (wref_where(r->w, &r->obj[2].ent) != 2)
+		return WREF_FAIL(r, "deadline %llu not at level 2", base + 5);
+	r->give = WREF_GIVE_NEVER;
+
+	/*
+	 * A budget of 2 hands back the two of the slot's tick and stops: for
+	 * its budget, even though the next entry needs a level it lacks.
+	 */
+	partial = r->st.partial;
+	waits = r->st.level_waits;
+	wref_advance_some(r, end, 2);
+	if (r->failed)
+		return -1;
+	if (r->st.partial != partial + 1 || r->st.level_waits != waits ||
+	    r->w->clk != base || r->obj[0].live || r->obj[1].live ||
+	    !r->obj[2].live)
+		return WREF_FAIL(r, "budget 2: partial %llu, waits %llu, clk %llu",
+				 r->st.partial - partial,
+				 r->st.level_waits - waits, r->w->clk);
+	if (twheel_wheel_level_missing(r->w) != 0)
+		return WREF_FAIL(r, "level_missing() = %d after the budget stop, want 0",
+				 twheel_wheel_level_missing(r->w));
+
+	/*
+	 * Now it stops at once, id 2 needing level 0: a stop for a level
+	 * moves nothing and costs no budget.
+	 */
+	wref_advance_some(r, end, 100);
+	if (r->failed)
+		return -1;
+	if (r->last_left != 100)
+		return WREF_FAIL(r, "a stop for a level cost %llu of the budget",
+				 100 - r->last_left);
+	if (r->waiting != 0 || r->st.level_waits != waits + 1 ||
+	    twheel_wheel_level_missing(r->w) != 0 ||
+	    !twheel_wheel_behind(r->w, end) || r->w->clk != base ||
+	    wref_where(r->w, &r->obj[2].ent) != TWHEEL_LEVELS + 1)
+		return WREF_FAIL(r, "no stop for level 0: waiting %d, clk %llu",
+				 r->waiting, r->w->clk);
+	/* The cascading slot's level was emptied, and taken back. */
+	if (r->w->lvl[2])
+		return WREF_FAIL(r, "empty level 2 not taken back");
+
+	/* While it waits. */
+	wref_add(r, 10, base + 5);	/* a tie: the cascade list's tail */
+	wref_add(r, 11, base + 3000);	/* the slot's range: the same */
+	if (wref_where(r->w, &r->obj[10].ent) != TWHEEL_LEVELS + 1 ||
+	    wref_where(r->w, &r->obj[11].ent) != TWHEEL_LEVELS + 1)
+		return WREF_FAIL(r, "adds in the cascading slot's range not cascading");
+	if (twheel_wheel_level_needed(r->w, base + 100000) != 2)
+		return WREF_FAIL(r, "level_needed(%llu) = %d, want 2",
+				 base + 100000,
+				 twheel_wheel_level_needed(r->w, base + 100000));
+	wref_add(r, 12, base + 100000);	/* level 2, given again */
+	wref_add(r, 13, base - 7);	/* due: after the cascade */
+	wref_remove(r, 6);		/* still cascading */
+	if (wref_where(r->w, &r->obj[12].ent) != 2 ||
+	    wref_where(r->w, &r->obj[13].ent) != TWHEEL_LEVELS)
+		return WREF_FAIL(r, "adds while waiting misplaced");
+	if (!twheel_wheel_holds(r->w, base + 5) || wref_check_next(r) ||
+	    wref_check_layout(r))
+		return WREF_FAIL(r, "holds(), next() or layout while waiting");
+	/* Still waiting: the same stop, nothing handed back. */
+	wref_advance(r, end);
+	if (r->waiting != 0)
+		return WREF_FAIL(r, "waiting %d, want 0 again", r->waiting);
+
+	/* Level 0 given: id 2 moves (one unit of budget), id 3 waits. */
+	wref_give(r, 0);
+	wref_advance_some(r, end, 100);
+	if (r->failed)
+		return -1;
+	if (r->last_left != 99)
+		return WREF_FAIL(r, "one move and a stop cost %llu of the budget",
+				 100 - r->last_left);
+	if (r->waiting != 1 || wref_where(r->w, &r->obj[2].ent) != 0 ||
+	    twheel_wheel_level_missing(r->w) != 1)
+		return WREF_FAIL(r, "no stop for level 1: waiting %d", r->waiting);
+	/* Level 1 given: the slot finishes, ids 4 and 9, then 13 come back. */
+	wref_give(r, 1);
+	wref_advance(r, end);
+	if (r->failed)
+		return -1;
+	if (r->waiting != -1 || twheel_wheel_behind(r->w, end) ||
+	    r->obj[4].live || r->obj[9].live || r->obj[13].live ||
+	    r->w->clk != end || r->st.level_waits != waits + 3)
+		return WREF_FAIL(r, "the cascade did not finish: waiting %d, clk %llu",
+				 r->waiting, r->w->clk);
+	r->give = WREF_GIVE_ALWAYS;
+	if (wref_drain_exact(r))
+		return -1;
+
+	/* A level-3 slot: stops for levels 2, 1 and 0, in that order. */
+	if (wref_reset(r, 0))
+		return -1;
+	for (i = 0; i < ARRAY_SIZE(deep); i++)
+		wref_add(r, i, (1ULL << 18) + deep[i]);
+	r->give = WREF_GIVE_NEVER;
+	for (i = 0; !r->failed; i++) {
+		wref_advance(r, (1ULL << 18) + 100);
+		if (r->waiting < 0)
+			break;
+		if (i >= ARRAY_SIZE(deep_want) || r->waiting != deep_want[i])
+			return WREF_FAIL(r, "stop #%u for level %d", i,
+					 r->waiting);
+		wref_check_layout(r);
+		wref_give(r, r->waiting);
+	}
+	r->give = WREF_GIVE_ALWAYS;
+	if (!r->failed && i != ARRAY_SIZE(deep_want))
+		return WREF_FAIL(r, "%u stops for a level, want %u", i,
+				 (u32)ARRAY_SIZE(deep_want));
+	return r->failed ? -1 : wref_drain_exact(r);
+}
+
+/* Check that slot @slot of level @lvl is the ring of @ids (NULL if none). */
+static __maybe_unused int wref_ring_is(struct wref *r, unsigned int lvl,
+				       unsigned int slot, const u32 *ids,
+				       u32 n)
+{
+	const struct twheel_wheel *w = r->w;
+	const struct list_head *first, *p;
+	bool bit = (w->pending[lvl] >> slot) & 1;
+	u32 i;
+
+	first = w->lvl[lvl] ? w->lvl[lvl]->slot[slot] : NULL;
+	if (!n) {
+		if (first || bit)
+			return WREF_FAIL(r, "level %u slot %u not empty (bit %d)",
+					 lvl, slot, bit);
+		return 0;
+	}
+	if (!bit || first != &r->obj[ids[0]].ent.node)
+		return WREF_FAIL(r, "level %u slot %u: bit %d, first is not id %u",
+				 lvl, slot, bit, ids[0]);
+	for (i = 0, p = first; i < n; i++, p = p->next) {
+		if (p != &r->obj[ids[i]].ent.node ||
+		    p->prev != &r->obj[ids[(i + n - 1) % n]].ent.node)
+			return WREF_FAIL(r, "level %u slot %u: ring #%u is not id %u",
+					 lvl, slot, i, ids[i]);
+	}
+	if (p != first)
+		return WREF_FAIL(r, "level %u slot %u: ring longer than %u",
+				 lvl, slot, n);
+	return wref_check_layout(r);
+}
+
+/*
+ * Ids 0..3 form the ring of slot @slot of level @lvl, in that order, the
+ * only entries of the level: remove the first, a middle one, the last and
+ * then the only one, checking the slot and its ring after each. The slot
+ * moves to the next entry only when the first goes, and empties with the
+ * only one: bit cleared, and the level, empty, is the one taken back.
+ */
+static __maybe_unused int wref_ring_removes(struct wref *r, unsigned int lvl,
+					    unsigned int slot)
+{
+	static const u32 all[] = { 0, 1, 2, 3 }, no0[] = { 1, 2, 3 };
+	static const u32 no02[] = { 1, 3 }, only1[] = { 1 };
+	struct twheel_level *l, *got;
+
+	if (wref_ring_is(r, lvl, slot, all, 4))
+		return -1;
+	wref_remove(r, 0);		/* the first */
+	if (wref_ring_is(r, lvl, slot, no0, 3))
+		return -1;
+	wref_remove(r, 2);		/* a middle one */
+	if (wref_ring_is(r, lvl, slot, no02, 2))
+		return -1;
+	wref_remove(r, 3);		/* the last */
+	if (wref_ring_is(r, lvl, slot, only1, 1))
+		return -1;
+	if (r->obj[1].ent.node.next != &r->obj[1].ent.node ||
+	    r->obj[1].ent.node.prev != &r->obj[1].ent.node)
+		return WREF_FAIL(r, "a ring of one is not its own");
+	wref_remove(r, 1);		/* the only one */
+	if (wref_ring_is(r, lvl, slot, NULL, 0))
+		return -1;
+	l = r->w->lvl[lvl];
+	if (r->w->pending[lvl] || !l)
+		return WREF_FAIL(r, "level %u: bitmap %llx after its last remove",
+				 lvl, r->w->pending[lvl]);
+	got = twheel_wheel_take_empty_level(r->w);
+	if (got)
+		WREF_FREE(got);
+	if (got != l || r->w->lvl[lvl])
+		return WREF_FAIL(r, "level %u, emptied by a remove, not the one taken back",
+				 lvl);
+	r->st.taken++;
+	return 0;
+}
+
+/*
+ * The first deadline after @start at level @lvl (digit @lvl one above the
+ * clock's, every lower digit 0), or 0 when there is none (the clock's
+ * digit there is the highest).
+ */
+static __maybe_unused u64 wref_first_at(u64 start, unsigned int lvl)
+{
+	unsigned int shift = TWHEEL_LVL_BITS * lvl;
+	unsigned int max = lvl == TWHEEL_LEVELS - 1 ? 15 : TWHEEL_SLOT_MASK;
+	unsigned int dig = (start >> shift) & TWHEEL_SLOT_MASK;
+	u64 low = lvl == TWHEEL_LEVELS - 1 ? U64_MAX :
+		  ((u64)TWHEEL_SLOTS << shift) - 1;
+
+	if (dig >= max)
+		return 0;
+	return (start & ~low) | ((u64)(dig + 1) << shift);
+}
+
+/*
+ * remove() of the first, a middle, the last and the only entry of a ring,
+ * at several levels from several clocks, in rings built by adds and by a
+ * cascade.
+ */
+static __maybe_unused int wref_case_remove_ring(struct wref *r)
+{
+	static const u64 starts[] = {
+		0, 0x0123456789abcdefULL, U64_MAX - (1ULL << 61), 4095,
+	};
+	static const unsigned int lvls[] = { 0, 1, 2, 5, 9, 10 };
+	unsigned int i, j, lvl;
+	u64 base;
+	u32 id;
+
+	for (i = 0; i < ARRAY_SIZE(starts); i++) {
+		for (j = 0; j < ARRAY_SIZE(lvls); j++) {
+			lvl = lvls[j];
+			base = wref_first_at(starts[i], lvl);
+			if (!base)
+				continue;
+			if (wref_reset(r, starts[i]))
+				return -1;
+			/* four in one slot (at level 0, of one deadline) */
+			for (id = 0; id < 4; id++)
+				wref_add(r, id, base + (lvl ? (id * 5) % 7 : 0));
+			if (wref_level_of(base, starts[i]) != lvl)
+				return WREF_FAIL(r, "case bug: %llu not at level %u",
+						 base, lvl);
+			if (wref_ring_removes(r, lvl, (base >> (TWHEEL_LVL_BITS * lvl)) &
+						      TWHEEL_SLOT_MASK))
+				return -1;
+			/* again, the rest handed back in order */
+			for (id = 0; id < 4; id++)
+				wref_add(r, id, base + (lvl ? (id * 5) % 7 : 0));
+			wref_remove(r, 3);
+			wref_remove(r, 1);
+			if (wref_drain_exact(r))
+				return -1;
+		}
+	}
+	/*
+	 * Rings built by a cascade: a level-2 slot from clock 64 (ticks
+	 * 4096..8191) into slot 5 of level 0 (ties) and slot 3 of level 1.
+	 */
+	for (i = 0; i < 2; i++) {
+		if (wref_reset(r, 64))
+			return -1;
+		for (id = 0; id < 4; id++)
+			wref_add(r, id, 4096 + (i ? 3 * 64 + id : 5));
+		wref_add(r, 4, 4096);
+		wref_advance(r, 4096);
+		if (r->failed || r->obj[4].live)
+			return WREF_FAIL(r, "the cascade did not happen");
+		if (wref_ring_removes(r, i, i ? 3 : 5))
+			return -1;
+	}
+	return r->failed ? -1 : 0;
+}
+
+/*
+ * The levels come and go: an empty wheel has none; an add asks for the
+ * level of its deadline, and only while the wheel lacks it; with every
+ * level holding entries none is taken back, and when one level empties it
+ * is exactly the one taken back; then asked for again, and given again,
+ * it serves again.
+ */
+static __maybe_unused int wref_case_levels(struct wref *r)
+{
+	static const u64 starts[] = {
+		0, 0x0123456789abcdefULL, 4095, 0xfedcba9876543210ULL,
+	};
+	static const unsigned int order[] = { 5, 0, 10, 3, 1, 9, 2, 8, 4, 7, 6 };
+	u64 d[TWHEEL_LEVELS], given;
+	struct twheel_level *l, *got;
+	unsigned int i, j, lvl;
+	int need;
+
+	for (i = 0; i < ARRAY_SIZE(starts); i++) {
+		if (wref_reset(r, starts[i]))
+			return -1;
+		r->churn = WREF_CHURN_NONE;
+		if (wref_took_one(r))
+			return WREF_FAIL(r, "an empty wheel gave a level back");
+		for (lvl = 0; lvl < TWHEEL_LEVELS; lvl++) {
+			d[lvl] = wref_first_at(starts[i], lvl);
+			need = d[lvl] ? twheel_wheel_level_needed(r->w, d[lvl]) :
+			       (int)lvl;
+			if (need != (int)lvl)
+				return WREF_FAIL(r, "level_needed(%llu) = %d, want %u",
+						 d[lvl], need, lvl);
+		}
+		given = r->st.given;
+		for (lvl = 0; lvl < TWHEEL_LEVELS; lvl++) {
+			if (!d[lvl])
+				continue;
+			wref_add(r, lvl, d[lvl]);
+			wref_add(r, TWHEEL_LEVELS + lvl, d[lvl] + 1);
+			if (twheel_wheel_level_needed(r->w, d[lvl]) != -1 ||
+			    !r->w->lvl[lvl])
+				return WREF_FAIL(r, "level %u not given", lvl);
+			if (r->st.given != ++given)
+				return WREF_FAIL(r, "level %u given twice", lvl);
+		}
+		if (wref_take_levels(r, 1) || wref_took_one(r))
+			return WREF_FAIL(r, "a level holding entries taken back");
+		for (j = 0; j < ARRAY_SIZE(order); j++) {
+			lvl = order[j];
+			if (!d[lvl])
+				continue;
+			l = r->w->lvl[lvl];
+			wref_remove(r, lvl);
+			if (wref_took_one(r))
+				return WREF_FAIL(r, "level %u taken back with an entry",
+						 lvl);
+			wref_remove(r, TWHEEL_LEVELS + lvl);
+			got = twheel_wheel_take_empty_level(r->w);
+			if (got)
+				WREF_FREE(got);
+			if (got != l || r->w->lvl[lvl])
+				return WREF_FAIL(r, "emptied level %u not the one taken back",
+						 lvl);
+			r->st.taken++;
+			if (wref_took_one(r))
+				return WREF_FAIL(r, "a second level taken back");
+			if (twheel_wheel_level_needed(r->w, d[lvl]) != (int)lvl)
+				return WREF_FAIL(r, "level %u taken back, not asked for",
+						 lvl);
+			if (wref_check_layout(r))
+				return -1;
+		}
+		/* asked for and given again, the levels serve again */
+		for (lvl = 0; lvl < TWHEEL_LEVELS; lvl++) {
+			if (d[lvl])
+				wref_add(r, lvl, d[lvl]);
+			if (d[TWHEEL_LEVELS - 1 - lvl])
+				wref_add(r, TWHEEL_LEVELS + lvl,
+					 d[TWHEEL_LEVELS - 1 - lvl]);
+		}
+		r->churn = WREF_CHURN_ALL;
+		if (wref_drain_exact(r))
+			return -1;
+	}
+	return r->failed ? -1 : 0;
+}
+
 /* A short random run, as a directed case (the long one is separate). */
 static __maybe_unused int wref_case_random_short(struct wref *r)
 {
 	return wref_run(r, 0x5eedULL, 20000);
+}
+
+/*
+ * The cases run with every empty level taken back after each advance
+ * (WREF_CHURN_ALL, the wref_alloc() default), so that cascades keep
+ * stopping for levels; a few run again with a caller that never takes a
+ * level back (but at restarts).
+ */
+static __maybe_unused int wref_case_boundaries_kept(struct wref *r)
+{
+	r->churn = WREF_CHURN_NONE;
+	return wref_case_boundaries(r);
+}
+
+static __maybe_unused int wref_case_remove_kept(struct wref *r)
+{
+	r->churn = WREF_CHURN_NONE;
+	return wref_case_remove(r);
+}
+
+static __maybe_unused int wref_case_budget_kept(struct wref *r)
+{
+	r->churn = WREF_CHURN_NONE;
+	return wref_case_budget(r);
+}
+
+static __maybe_unused int wref_case_never_early_kept(struct wref *r)
+{
+	r->churn = WREF_CHURN_NONE;
+	return wref_case_never_early(r);
 }
 
 struct wref_case {
@@ -1296,6 +2326,13 @@ static const struct wref_case wref_cases[] __maybe_unused = {
 	{ "budget", wref_case_budget },
 	{ "next_vs_model", wref_case_next },
 	{ "random_short", wref_case_random_short },
+	{ "level_stop_mid_cascade", wref_case_level_stop },
+	{ "remove_ring", wref_case_remove_ring },
+	{ "levels_come_and_go", wref_case_levels },
+	{ "level_boundaries_levels_kept", wref_case_boundaries_kept },
+	{ "remove_every_level_levels_kept", wref_case_remove_kept },
+	{ "budget_levels_kept", wref_case_budget_kept },
+	{ "never_early_levels_kept", wref_case_never_early_kept },
 };
 
 /* Objects a wref needs for the directed cases. */

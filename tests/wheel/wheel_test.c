@@ -40,6 +40,9 @@ static void print_stats(const struct wref *r)
 	       r->st.handed, r->st.max_handed, r->st.layouts, r->st.resets);
 	printf("    advances stopped by their budget %llu, take_all %llu, holds %llu\n",
 	       r->st.partial, r->st.take_alls, r->st.holds);
+	printf("    levels: given %llu, taken back %llu; stops for a level %llu (left waiting %llu)\n",
+	       r->st.given, r->st.taken, r->st.level_stops,
+	       r->st.level_waits);
 	printf("    live: %llu on average, %u at most\n",
 	       r->st.advances ? r->st.live_sum / r->st.advances : 0,
 	       r->st.max_live);
@@ -62,8 +65,14 @@ int main(int argc, char **argv)
 	}
 	printf("wheel_test: seed 0x%llx, %u random runs of %llu ops\n",
 	       seed, runs, nops);
-	printf("wheel_test: struct twheel_entry %zu bytes, struct twheel_wheel %zu bytes\n",
-	       sizeof(struct twheel_entry), sizeof(struct twheel_wheel));
+	if (sizeof(struct twheel_level) != TWHEEL_SLOTS * sizeof(void *)) {
+		printf("struct twheel_level is %zu bytes (not 64 pointers)\n",
+		       sizeof(struct twheel_level));
+		failed++;
+	}
+	printf("wheel_test: struct twheel_entry %zu bytes, struct twheel_wheel %zu bytes, struct twheel_level %zu bytes\n",
+	       sizeof(struct twheel_entry), sizeof(struct twheel_wheel),
+	       sizeof(struct twheel_level));
 
 	for (i = 0; i < ARRAY_SIZE(wref_cases); i++) {
 		r = wref_alloc(WREF_CASE_OBJS, 0);

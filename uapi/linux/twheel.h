@@ -31,10 +31,20 @@
  *
  * Delivery: expired timers are turned into records by the tasks that use
  * the fd, in their own context: a waiter woken for an expiry, and every
- * read(2), poll, ioctl and fdinfo read, each first queues the records of
- * every timer due by then. On an fd nobody waits on, a record is
- * therefore queued when the fd is next used (see struct twheel_event's
- * time_ns).
+ * read(2), poll and ioctl, each first queues the records of every timer
+ * due by then (also right after CLOCK_REALTIME, and so CLOCK_TAI, was set
+ * past a deadline). On an fd nobody waits on, a record is therefore
+ * queued when the fd is next used (see struct twheel_event's time_ns).
+ * Reading the fd's /proc/PID/fdinfo queues nothing: it shows the fd as
+ * its last use left it.
+ *
+ * Limits: one fd holds at most max_timers timers (module parameter;
+ * ENOSPC). Per user (the opener's effective uid, charged until the fd is
+ * closed), over all their processes: at most fs.twheel.max_user_fds open
+ * fds (sysctl; open(2) fails with EMFILE) and fs.twheel.max_user_timers
+ * timer slots (sysctl; ENOSPC). A timer takes a slot of its fd; when it
+ * ends, the slot stays with the fd for its next timer, so an fd holds as
+ * many slots as the most timers it has held at once, until it is closed.
  *
  * Outcomes: every expiry of a timer is reported by a record, or retracted
  * by a successful cancel or modify; none is reported twice. A one-shot
@@ -45,9 +55,11 @@
  * its first published size (the 40 bytes of version 1 for TWHEEL_IOC_INFO,
  * the version 2 size for the others), zero-extending it (smaller than
  * that: EINVAL), and a larger (newer) one whose extra bytes are all zero
- * (else E2BIG); those extra bytes are zero afterwards. For an output-only
- * struct (TWHEEL_IOC_INFO) the input bytes are not read at all (and the
- * extra bytes are written as zero). Every field
+ * (else E2BIG). A command that writes results (all but TWHEEL_IOC_CONFIG
+ * and TWHEEL_IOC_SUBMIT) writes those extra bytes as zero; the write-only
+ * TWHEEL_IOC_CONFIG and TWHEEL_IOC_SUBMIT write nothing into their struct,
+ * which may be in read-only memory. For an output-only struct
+ * (TWHEEL_IOC_INFO) the input bytes are not read at all. Every field
  * marked "in" is checked: unknown flags, clocks or operations, and
  * non-zero reserved fields, are EINVAL. Fields marked "out" are ignored on
  * input and written when the call succeeds; a call that fails with
@@ -138,9 +150,10 @@
  *
  * Errors: EINVAL as above; ENOSPC when the fd already holds its maximum of
  * timers (module parameter max_timers, as it was when the fd was opened;
- * queued records count until read); ENOMEM, also when the caller's memory
- * cgroup is at its limit (the OOM killer is not called). On any error no
- * timer is created.
+ * queued records count until read), or when the timer needs a new slot
+ * (see "Limits" above) and the fd's user holds fs.twheel.max_user_timers
+ * slots already; ENOMEM, also when the caller's memory cgroup is at its
+ * limit (the OOM killer is not called). On any error no timer is created.
  */
 struct twheel_add {
 	__u64 cookie;
@@ -267,7 +280,9 @@ struct twheel_query {
  * reports every timer that exists throughout it exactly once; a timer
  * added or removed during it is reported at most once. Each entry is
  * consistent in itself (see struct twheel_status); the order is the
- * fd's internal order, not deadline order. Nothing is changed. If the
+ * fd's internal order, not deadline order. Nothing is changed. One hold
+ * of the fd's lock reports at most 64 entries and looks at most at 256 id
+ * slots (the call goes on after releasing it). If the
  * array cannot be written, EFAULT: repeat the call with the same cursor.
  * ENOMEM when the kernel's buffer for the listing cannot be allocated.
  */

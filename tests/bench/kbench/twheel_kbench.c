@@ -152,6 +152,35 @@ static u32 kbench_below(struct kbench *kb, u32 bound)
 	return (u32)(((kbench_rnd(kb) >> 32) * bound) >> 32);
 }
 
+/*
+ * The wheel's levels, all given before anything is timed: the module
+ * gives a clock's wheel a level (512 bytes) the first time a timer needs
+ * it, at most 11 times, and that allocation is not what this compares.
+ */
+static int kbench_levels_give(struct twheel_wheel *w)
+{
+	struct twheel_level *l;
+	unsigned int lvl;
+
+	for (lvl = 0; lvl < TWHEEL_LEVELS; lvl++) {
+		l = kzalloc(sizeof(*l), GFP_KERNEL);
+		if (!l)
+			return -ENOMEM;
+		twheel_wheel_give_level(w, lvl, l);
+	}
+	return 0;
+}
+
+static void kbench_levels_free(struct twheel_wheel *w)
+{
+	unsigned int lvl;
+
+	for (lvl = 0; lvl < TWHEEL_LEVELS; lvl++) {
+		kfree(w->lvl[lvl]);
+		w->lvl[lvl] = NULL;
+	}
+}
+
 static void kbench_free(struct kbench *kb)
 {
 	vfree(kb->dl_us);
@@ -160,6 +189,8 @@ static void kbench_free(struct kbench *kb)
 	vfree(kb->went);
 	vfree(kb->tl);
 	vfree(kb->hrt);
+	if (kb->wheel)
+		kbench_levels_free(kb->wheel);
 	kfree(kb->wheel);
 	kfree(kb);
 }
@@ -222,7 +253,10 @@ static int kbench_wheel(struct kbench *kb, unsigned int rep)
 		want += kb->key[i];
 		last = max(last, kb->key[i]);
 	}
+	kbench_levels_free(w);
 	twheel_wheel_init(w, 0);
+	if (kbench_levels_give(w))
+		return -ENOMEM;
 
 	total = 0;
 	for (i = 0; i < kb->n; i = j) {
@@ -286,7 +320,10 @@ static int kbench_wheel_locked(struct kbench *kb, unsigned int rep)
 	for (i = 0; i < kb->n; i++)
 		kb->key[i] = DIV64_U64_ROUND_UP(kb->dl_us[i] * NSEC_PER_USEC,
 						tick_ns);
+	kbench_levels_free(w);
 	twheel_wheel_init(w, 0);
+	if (kbench_levels_give(w))
+		return -ENOMEM;
 
 	total = 0;
 	for (i = 0; i < kb->n; i = j) {

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * twheel_user.h - what one user holds in twheel, and the per-user limits.
+ *
+ * A user is a kernel uid (kuid_t, the opener's effective uid), whatever
+ * user namespace it is seen from. Every open /dev/twheel is charged to the
+ * user who opened it, until it is closed; so is every timer slot its fds
+ * hold (a timer's id slot, kept by its fd for the fd's next timer after
+ * the timer ends; an fd holds as many as the most timers it has held at
+ * once). Two limits, fs.twheel.max_user_fds (EMFILE at open) and
+ * fs.twheel.max_user_timers (ENOSPC at add), bound what one user holds
+ * over all their processes and fds; root changes them at run time.
+ */
+#ifndef _TWHEEL_USER_H
+#define _TWHEEL_USER_H
+
+#include <linux/types.h>
+#include <linux/uidgid.h>
+
+struct twheel_user;
+
+/*
+ * The most kernel memory one fd and one timer slot may hold, for the
+ * bound the default limits keep (see twheel_user.c). An fd: its state
+ * (512), four clock bases (512 each) with all 11 wheel levels (512 each),
+ * its SUBMIT and LIST buffers (4096 each), its id index's last page, not
+ * yet full (4096), its struct file (256): 37632 bytes, rounded up. A
+ * slot: its largest timer (56) with the memory cgroup's per-object
+ * accounting (8), the slot (8), its share of the index's page array
+ * (under 1): 73 bytes, rounded up.
+ */
+#define TWHEEL_FD_MAX_BYTES	(40 * 1024)
+#define TWHEEL_TIMER_MAX_BYTES	80
+
+struct twheel_user *twheel_user_open(void);
+void twheel_user_close(struct twheel_user *u, u64 slots);
+bool twheel_user_charge_slot(struct twheel_user *u);
+void twheel_user_uncharge_slot(struct twheel_user *u);
+void twheel_user_usage(const struct twheel_user *u, kuid_t *uid, u64 *fds,
+		       u64 *slots);
+int twheel_user_init(void);
+void twheel_user_exit(void);
+
+#endif /* _TWHEEL_USER_H */

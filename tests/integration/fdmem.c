@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fdmem: the kernel memory of an fd and of a timer, measured as the whole
+ * kernel sees it: the growth of Slab + VmallocUsed in /proc/meminfo (every
+ * object, its slab page's slack, the struct file) over 1000 fds or 100 000
+ * timers, divided by their number.
+ *
+ *   an fd with one clock and one to five timers (on as many wheel levels):
+ *       at most 4 KiB
+ *   a one-shot timer: at most 64 bytes (its 40-byte object, its 8-byte slot)
+ *   a periodic timer: at most 80 bytes (a 56-byte object, its slot)
+ *
+ * The bounds hold on a kernel without slab debugging; the debug kernel
+ * (KASAN: every object carries metadata) prints its figures only. Each
+ * case closes what it opened and checks that /proc/driver/twheel lists
+ * its user no more: closing gives everything back.
+ *
+ * The per-user limits are raised for the cases that need more than a
+ * small VM's defaults, and written back afterwards by the case's parent,
+ * whatever happened to the case (see restoring()).
+ */
+#include <dirent.h>
+#include <grp.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+
+#include "twtest.h"
+
+#define SYSCTL_FDS	"/proc/sys/fs/twheel/max_user_fds"
+#define SYSCTL_TIMERS	"/proc/sys/fs/twheel/max_user_timers"
+#define PROC_USERS	"/proc/driver/twheel"
+
+#define N_FDS		1000
+#define N_TIMERS	100000
+#define N_TIMERS_DEBUG	20000
+#define NOBODY		65534
+
+/* ---- the limits, restored whatever the case did ---- */
+
+static char saved_fds[32], saved_timers[32];
+static pid_t body_pid;
+
+static void restore_one(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+
+	/* The caller checks the value afterwards where it can. */
+	if (fd >= 0) {
+		ssize_t r = write(fd, val, strlen(val));
+
+		(void)r;
+		close(fd);
+	}
+}
+
+static void restore_limits(void)
+{
+	restore_one(SYSCTL_FDS, saved_fds);
+	restore_one(SYSCTL_TIMERS, saved_timers);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	if (body_pid > 0)
+		kill(-body_pid, SIGKILL);
+	restore_limits();
+	signal(SIGALRM, SIG_DFL);
+	raise(SIGALRM);
+}
+
+/*
+ * Run @body in a child (a process group of its own), then kill what is
+ * left of it and write the limits back as they were; on the harness's
+ * time-out alarm too. Exits with the body's status.
+ */
+static void restoring(void (*body)(void))
+{
+	long long fds = twt_sysfs_read(SYSCTL_FDS);
+	long long timers = twt_sysfs_read(SYSCTL_TIMERS);
+	int status = 0;
+	pid_t pid;
+
+	CHECK(fds >= 1 && timers >= 1);
+	snprintf(saved_fds, sizeof(saved_fds), "%lld", fds);
+	snprintf(saved_timers, sizeof(saved_timers), "%lld", timers);
+	CHECK_OK(prctl(PR_SET_CHILD_SUBREAPER, 1));
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (!pid) {
+		setpgid(0, 0);
+		body();
+		fflush(stdout);
+		_exit(0);
+	}
+	setpgid(pid, pid);
+	body_pid = pid;
+	signal(SIGALRM, on_alarm);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	kill(-pid, SIGKILL);
+	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+		;
+	restore_limits();
+	CHECK_EQ(twt_sysfs_read(SYSCTL_FDS), fds);
+	CHECK_EQ(twt_sysfs_read(SYSCTL_TIMERS), timers);
+	if (WIFEXITED(status))
+		_exit(WEXITSTATUS(status));
+	printf("# the case's body was killed by signal %d\n",
+	       WIFSIGNALED(status) ? WTERMSIG(status) : -1);
+	_exit(1);
+}
+
+/* Raise a limit to at least @v (restoring() writes it back). */
+static void raise_limit(const char *path, long long v)
+{
+	char buf[32];
+
+	if (twt_sysfs_read(path) >= v)
+		return;
+	snprintf(buf, sizeof(buf), "%lld", v);
+	CHECK_OK(twt_sysfs_write(path, buf));
+	CHECK_EQ(twt_sysfs_read(path), v);
+}
+
+/* ---- measuring ---- */
+
+static long long meminfo(const char *key)
+{
+	char line[256];
+	size_t len = strlen(key);
+	long long v = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	CHECK(f);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, len) && line[len] == ':')
+			v = atoll(line + len + 1);
+	fclose(f);
+	CHECK(v >= 0);
+	return v;
+}
+
+/* Slab + VmallocUsed, in bytes. */
+static long long kmem_bytes(void)
+{
+	return (meminfo("Slab") + meminfo("VmallocUsed")) * 1024;
+}
+
+/* Give every cache's empty slabs back, so that before and after compare. */
+static void shrink_slabs(void)
+{
+	DIR *d = opendir("/sys/kernel/slab");
+	struct dirent *e;
+	char path[512];
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink",
+			 e->d_name);
+		twt_sysfs_write(path, "1");
+	}
+	closedir(d);
+}
+
+/* /proc/slabinfo: per cache, the bytes of its slabs. */
+#define MAX_CACHES	512
+struct slabs {
+	int n;
+	char name[MAX_CACHES][64];
+	long long bytes[MAX_CACHES];
+};
+
+static void slabs_read(struct slabs *s)
+{
+	long long objs, total, size, per, pages, active, nslabs;
+	char line[512], name[64];
+	FILE *f = fopen("/proc/slabinfo", "r");
+
+	s->n = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f) && s->n < MAX_CACHES) {
+		if (sscanf(line, "%63s %lld %lld %lld %lld %lld : tunables %*d %*d %*d : slabdata %lld %lld",
+			   name, &objs, &total, &size, &per, &pages, &active,
+			   &nslabs) != 8)
+			continue;
+		snprintf(s->name[s->n], sizeof(s->name[0]), "%s", name);
+		s->bytes[s->n++] = nslabs * pages * 4096;
+	}
+	fclose(f);
+}
+
+/* The caches that grew most between @a and @b, per @n things. */
+static void slabs_print(const char *what, const struct slabs *a,
+			const struct slabs *b, long n)
+{
+	long long d[MAX_CACHES];
+	int i, j, k, best;
+
+	for (i = 0; i < b->n; i++) {
+		d[i] = b->bytes[i];
+		for (j = 0; j < a->n; j++)
+			if (!strcmp(a->name[j], b->name[i]))
+				d[i] -= a->bytes[j];
+	}
+	printf("# %s: slab growth by cache, per %s:", what,
+	       n == N_FDS ? "fd" : "timer");
+	for (k = 0; k < 6; k++) {
+		best = -1;
+		for (i = 0; i < b->n; i++)
+			if (d[i] > 0 && (best < 0 || d[i] > d[best]))
+				best = i;
+		if (best < 0)
+			break;
+		printf(" %s %.1f", b->name[best], (double)d[best] / n);
+		d[best] = 0;
+	}
+	printf("\n");
+}
+
+/* Slab objects carry KASAN's metadata: the debug kernel. */
+static int debug_kernel(void)
+{
+	return twt_sysfs_read("/sys/kernel/slab/twheel_timer/slab_size") !=
+	       twt_sysfs_read("/sys/kernel/slab/twheel_timer/object_size");
+}
+
+/* /proc/driver/twheel has no "uid\t..." line for @uid. */
+#define CHECK_NO_USER(uid) do {						\
+	char _l[256];							\
+	unsigned int _u;						\
+	FILE *_f = fopen(PROC_USERS, "r");				\
+									\
+	CHECK(_f);							\
+	while (fgets(_l, sizeof(_l), _f))				\
+		if (sscanf(_l, "%u\t", &_u) == 1 && _u == (uid))	\
+			twt_fail(__FILE__, __LINE__, "%s still lists uid %u: %s", \
+				 PROC_USERS, (unsigned int)(uid), _l);	\
+	fclose(_f);							\
+} while (0)
+
+/* /proc/driver/twheel's line for @uid: its fds and timers, or -1, -1. */
+static void user_line(unsigned int uid, long long *fds, long long *timers)
+{
+	long long f, t;
+	char line[256];
+	unsigned int u;
+	FILE *fp = fopen(PROC_USERS, "r");
+
+	CHECK(fp);
+	*fds = *timers = -1;
+	while (fgets(line, sizeof(line), fp))
+		if (sscanf(line, "%u\t%lld\t%lld", &u, &f, &t) == 3 &&
+		    u == uid) {
+			*fds = f;
+			*timers = t;
+		}
+	fclose(fp);
+}
+
+/* ---- per fd ---- */
+
+/*
+ * N_FDS fds with @n timers each, on CLOCK_MONOTONIC, at the deadlines
+ * @ahead (ns from now). Each fd gets its timers in the order given and is
+ * not used again before the measurement: a timer that falls due in the
+ * meantime stays where it is until the fd is next used (no task does its
+ * fd's work but a user of it), so the figure is that of the full fd
+ * whatever the machine's speed.
+ */
+static void per_fd(const char *what, const int64_t *ahead, int n)
+{
+	const int debug = debug_kernel();
+	long long before, after, end, fds, timers;
+	struct rlimit rl = { .rlim_cur = 4096, .rlim_max = 4096 };
+	struct slabs *s0, *s1;
+	int fd[N_FDS], i, k, spare;
+	double per;
+
+	/* Root holds these fds: room for them in root's limits. */
+	raise_limit(SYSCTL_FDS, N_FDS + 24);
+	raise_limit(SYSCTL_TIMERS, N_FDS * n + 1024);
+	CHECK_OK(setrlimit(RLIMIT_NOFILE, &rl));
+	/* The fd table grown beforehand: it is the process's, not theirs. */
+	spare = open("/dev/null", O_RDONLY);
+	CHECK_OK(spare);
+	CHECK_EQ(dup2(spare, 2 * N_FDS), 2 * N_FDS);
+	close(2 * N_FDS);
+	close(spare);
+	s0 = calloc(1, sizeof(*s0));
+	s1 = calloc(1, sizeof(*s1));
+	CHECK(s0 && s1);
+	CHECK_NO_USER(0);
+
+	shrink_slabs();
+	slabs_read(s0);
+	before = kmem_bytes();
+	for (i = 0; i < N_FDS; i++) {
+		fd[i] = twt_open(O_NONBLOCK | O_CLOEXEC);
+		for (k = 0; k < n; k++)
+			twt_add_rel(fd[i], k, ahead[k]);
+	}
+	after = kmem_bytes();
+	slabs_read(s1);
+	user_line(0, &fds, &timers);
+	CHECK_EQ(fds, N_FDS);
+	CHECK_EQ(timers, N_FDS * n);
+	per = (double)(after - before) / N_FDS;
+	printf("# %s: %d fds with %d timer%s each: Slab + VmallocUsed grew %lld bytes: %.0f bytes per fd (bound 4096)%s\n",
+	       what, N_FDS, n, n > 1 ? "s" : "", after - before, per,
+	       debug ? " (not asserted: KASAN)" : "");
+	slabs_print(what, s0, s1, N_FDS);
+	if (!debug)
+		CHECK(per <= 4096.0);
+
+	for (i = 0; i < N_FDS; i++)
+		CHECK_OK(close(fd[i]));
+	CHECK_NO_USER(0);
+	shrink_slabs();
+	end = kmem_bytes();
+	printf("# %s: closed: %lld bytes left of the growth\n", what,
+	       end - before);
+	free(s0);
+	free(s1);
+}
+
+/* One 30-minute timer per fd. */
+static void fd_one_timer_body(void)
+{
+	static const int64_t ahead[] = { 1800 * TWT_S };
+
+	per_fd("fd_one_timer", ahead, 1);
+}
+
+/*
+ * Five timers per fd on five levels of the wheel (1 ms tick: 1 s is
+ * level 1, 30 s level 2, 30 min level 3, 1 day level 4, 1 year level 5,
+ * give or take one where the clock's digits carry). The nearest is added
+ * last, so that no fd is used after its first timer could fall due.
+ */
+static void fd_five_levels_body(void)
+{
+	static const int64_t ahead[] = {
+		365 * 86400 * TWT_S, 86400 * TWT_S, 1800 * TWT_S, 30 * TWT_S,
+		TWT_S,
+	};
+
+	per_fd("fd_five_levels", ahead, 5);
+}
+
+static void fd_one_timer(void) { restoring(fd_one_timer_body); }
+static void fd_five_levels(void) { restoring(fd_five_levels_body); }
+
+/* ---- per timer ---- */
+
+/*
+ * N timers (one-shot or periodic) on one fd, an hour ahead spread over a
+ * second; the first timer, added before the measurement, brings the fd's
+ * wheel and the id table's first page.
+ */
+static void per_timer(const char *what, int periodic, double bound)
+{
+	const int debug = debug_kernel();
+	const long n = debug ? N_TIMERS_DEBUG : N_TIMERS;
+	long long before, after, fds, timers, slots;
+	struct slabs *s0, *s1;
+	int fd;
+	long i;
+	double per;
+
+	raise_limit(SYSCTL_TIMERS, n + 1024);
+	s0 = calloc(1, sizeof(*s0));
+	s1 = calloc(1, sizeof(*s1));
+	CHECK(s0 && s1);
+	fd = twt_open(O_NONBLOCK | O_CLOEXEC);
+	twt_addp(fd, 0, 3600 * TWT_S, periodic ? 3600 * TWT_S : 0, 0,
+		 CLOCK_MONOTONIC);
+	shrink_slabs();
+	slabs_read(s0);
+	before = kmem_bytes();
+	for (i = 0; i < n; i++)
+		twt_addp(fd, i, 3600 * TWT_S + i * 10 * TWT_US,
+			 periodic ? 3600 * TWT_S : 0, 0, CLOCK_MONOTONIC);
+	after = kmem_bytes();
+	slabs_read(s1);
+	CHECK_EQ(twt_timers(fd), n + 1);
+	CHECK_OK(twt_fdinfo(fd, "slots", &slots));
+	CHECK_EQ(slots, n + 1);
+	user_line(0, &fds, &timers);
+	CHECK_EQ(fds, 1);
+	CHECK_EQ(timers, n + 1);
+	per = (double)(after - before) / n;
+	printf("# %s: %ld %s timers on one fd: Slab + VmallocUsed grew %lld bytes: %.1f bytes per timer (bound %.0f)%s\n",
+	       what, n, periodic ? "periodic" : "one-shot", after - before,
+	       per, bound, debug ? " (not asserted: KASAN)" : "");
+	slabs_print(what, s0, s1, n);
+	if (!debug)
+		CHECK(per <= bound);
+	CHECK_OK(close(fd));
+	CHECK_NO_USER(0);
+	free(s0);
+	free(s1);
+}
+
+static void timer_oneshot_body(void) { per_timer("timer_oneshot", 0, 64); }
+static void timer_periodic_body(void) { per_timer("timer_periodic", 1, 80); }
+static void timer_oneshot(void) { restoring(timer_oneshot_body); }
+static void timer_periodic(void) { restoring(timer_periodic_body); }
+
+/*
+ * Closing gives back: another user's fds, with timers, in two processes,
+ * closed by close(2) in one and by the other's death (SIGKILL); then
+ * /proc/driver/twheel lists the user no more.
+ */
+static void closing_gives_back_body(void)
+{
+	int ready[2], st, k, i;
+	long long fds, timers;
+	pid_t pid[2];
+	char c;
+
+	CHECK_NO_USER(NOBODY);
+	CHECK_OK(pipe(ready));
+	for (k = 0; k < 2; k++) {
+		fflush(stdout);
+		pid[k] = fork();
+		CHECK(pid[k] >= 0);
+		if (pid[k])
+			continue;
+		close(ready[0]);
+		CHECK_OK(setgroups(0, NULL));
+		CHECK_OK(setgid(NOBODY));
+		CHECK_OK(setuid(NOBODY));
+		{
+			int fd[3];
+
+			for (i = 0; i < 3; i++) {
+				fd[i] = twt_open(O_NONBLOCK);
+				twt_add_rel(fd[i], i, 3600 * TWT_S);
+				twt_addp(fd[i], i, 3600 * TWT_S, TWT_S, 0,
+					 CLOCK_BOOTTIME);
+			}
+			CHECK_EQ(write(ready[1], "r", 1), 1);
+			/* The first closes its fds when told; the other dies. */
+			if (k == 0) {
+				kill(getpid(), SIGSTOP);
+				for (i = 0; i < 3; i++)
+					CHECK_OK(close(fd[i]));
+				_exit(0);
+			}
+			pause();
+			_exit(1);
+		}
+	}
+	close(ready[1]);
+	for (k = 0; k < 2; k++)
+		CHECK_EQ(read(ready[0], &c, 1), 1);
+	user_line(NOBODY, &fds, &timers);
+	CHECK_EQ(fds, 6);
+	CHECK_EQ(timers, 12);
+	/* The first: stopped before its closes; let it close and exit. */
+	CHECK_EQ(waitpid(pid[0], &st, WUNTRACED), pid[0]);
+	CHECK(WIFSTOPPED(st));
+	CHECK_OK(kill(pid[0], SIGCONT));
+	CHECK_EQ(waitpid(pid[0], &st, 0), pid[0]);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	user_line(NOBODY, &fds, &timers);
+	CHECK_EQ(fds, 3);
+	CHECK_EQ(timers, 6);
+	/* The second dies holding its fds. */
+	CHECK_OK(kill(pid[1], SIGKILL));
+	CHECK_EQ(waitpid(pid[1], &st, 0), pid[1]);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	CHECK_NO_USER(NOBODY);
+	close(ready[0]);
+}
+
+static void closing_gives_back(void) { restoring(closing_gives_back_body); }
+
+TWT_MAIN("fdmem",
+	 TWT_CASE_T(fd_one_timer, 300),
+	 TWT_CASE_T(fd_five_levels, 300),
+	 TWT_CASE_T(timer_oneshot, 300),
+	 TWT_CASE_T(timer_periodic, 300),
+	 TWT_CASE(closing_gives_back))
