@@ -24,93 +24,14 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 
-#include "twtest.h"
-
-#define SYSCTL_FDS	"/proc/sys/fs/twheel/max_user_fds"
-#define SYSCTL_TIMERS	"/proc/sys/fs/twheel/max_user_timers"
-#define PROC_USERS	"/proc/driver/twheel"
+#include "twlimits.h"
 
 #define N_FDS		1000
 #define N_TIMERS	100000
 #define N_TIMERS_DEBUG	20000
 #define NOBODY		65534
 
-/* ---- the limits, restored whatever the case did ---- */
-
-static char saved_fds[32], saved_timers[32];
-static pid_t body_pid;
-
-static void restore_one(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-
-	/* The caller checks the value afterwards where it can. */
-	if (fd >= 0) {
-		ssize_t r = write(fd, val, strlen(val));
-
-		(void)r;
-		close(fd);
-	}
-}
-
-static void restore_limits(void)
-{
-	restore_one(SYSCTL_FDS, saved_fds);
-	restore_one(SYSCTL_TIMERS, saved_timers);
-}
-
-static void on_alarm(int sig)
-{
-	(void)sig;
-	if (body_pid > 0)
-		kill(-body_pid, SIGKILL);
-	restore_limits();
-	signal(SIGALRM, SIG_DFL);
-	raise(SIGALRM);
-}
-
-/*
- * Run @body in a child (a process group of its own), then kill what is
- * left of it and write the limits back as they were; on the harness's
- * time-out alarm too. Exits with the body's status.
- */
-static void restoring(void (*body)(void))
-{
-	long long fds = twt_sysfs_read(SYSCTL_FDS);
-	long long timers = twt_sysfs_read(SYSCTL_TIMERS);
-	int status = 0;
-	pid_t pid;
-
-	CHECK(fds >= 1 && timers >= 1);
-	snprintf(saved_fds, sizeof(saved_fds), "%lld", fds);
-	snprintf(saved_timers, sizeof(saved_timers), "%lld", timers);
-	CHECK_OK(prctl(PR_SET_CHILD_SUBREAPER, 1));
-	fflush(stdout);
-	pid = fork();
-	CHECK(pid >= 0);
-	if (!pid) {
-		setpgid(0, 0);
-		body();
-		fflush(stdout);
-		_exit(0);
-	}
-	setpgid(pid, pid);
-	body_pid = pid;
-	signal(SIGALRM, on_alarm);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	kill(-pid, SIGKILL);
-	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
-		;
-	restore_limits();
-	CHECK_EQ(twt_sysfs_read(SYSCTL_FDS), fds);
-	CHECK_EQ(twt_sysfs_read(SYSCTL_TIMERS), timers);
-	if (WIFEXITED(status))
-		_exit(WEXITSTATUS(status));
-	printf("# the case's body was killed by signal %d\n",
-	       WIFSIGNALED(status) ? WTERMSIG(status) : -1);
-	_exit(1);
-}
+/* ---- the limits ---- */
 
 /* Raise a limit to at least @v (restoring() writes it back). */
 static void raise_limit(const char *path, long long v)
@@ -125,22 +46,6 @@ static void raise_limit(const char *path, long long v)
 }
 
 /* ---- measuring ---- */
-
-static long long meminfo(const char *key)
-{
-	char line[256];
-	size_t len = strlen(key);
-	long long v = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	CHECK(f);
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, len) && line[len] == ':')
-			v = atoll(line + len + 1);
-	fclose(f);
-	CHECK(v >= 0);
-	return v;
-}
 
 /* Slab + VmallocUsed, in bytes. */
 static long long kmem_bytes(void)
