@@ -24,13 +24,14 @@ static inline void twheel_hrtimer_setup(struct hrtimer *timer,
 
 /*
  * A slab cache of twheel's own, never merged into another, so that it
- * shows under its name in slabinfo and /sys/kernel/slab: SLAB_NO_MERGE
- * since 6.5. Before, a cache with a usercopy region is never merged
- * either; the region declared is the timer's cookie (@cookie_offset), the
- * caller's own value (no timer is copied to or from user memory: the
- * region allows only copies nobody makes). A constructor would keep the
- * cache apart too, but SLUB then moves its free pointer out of the object:
- * 8 more bytes per timer.
+ * shows under its name in slabinfo and /sys/kernel/slab, and leaves
+ * nothing behind at unload (the alias of a merged cache would stay):
+ * SLAB_NO_MERGE since 6.5. Before, a cache with a usercopy region is
+ * never merged either; the region declared (@cookie_offset, 8 bytes) is a
+ * plain value no code copies to or from user memory (a timer's cookie,
+ * the caller's own; an fd's trace id; a base's tick): it allows only
+ * copies nobody makes. A constructor would keep the cache apart too, but
+ * SLUB then moves its free pointer out of the object: 8 more bytes each.
  */
 static inline struct kmem_cache *twheel_cache_create(const char *name,
 						     unsigned int size,
@@ -42,23 +43,6 @@ static inline struct kmem_cache *twheel_cache_create(const char *name,
 #else
 	return kmem_cache_create_usercopy(name, size, 0, SLAB_ACCOUNT,
 					  cookie_offset, sizeof(u64), NULL);
-#endif
-}
-
-/*
- * A slab cache of twheel's own for objects with no field that could serve
- * as a usercopy region (an fd's state, a clock base, a wheel level): never
- * merged since 6.5 (SLAB_NO_MERGE); before, the kernel may merge it with
- * another cache of its size, and slabinfo shows it under that name.
- */
-static inline struct kmem_cache *twheel_cache_create_plain(const char *name,
-							   unsigned int size)
-{
-#ifdef SLAB_NO_MERGE
-	return kmem_cache_create(name, size, 0, SLAB_ACCOUNT | SLAB_NO_MERGE,
-				 NULL);
-#else
-	return kmem_cache_create(name, size, 0, SLAB_ACCOUNT, NULL);
 #endif
 }
 

@@ -131,7 +131,6 @@ static struct kmem_cache *twheel_timer_cache;
 static struct kmem_cache *twheel_ptimer_cache;
 static struct kmem_cache *twheel_ctx_cache;
 static struct kmem_cache *twheel_base_cache;
-static struct kmem_cache *twheel_level_cache;
 
 /* Module-wide counters, summed over CPUs by twheel_stats_read(). */
 static DEFINE_PER_CPU(struct twheel_stats, twheel_stats);
@@ -263,9 +262,12 @@ static enum hrtimer_restart twheel_base_fired(struct hrtimer *hrtimer)
  * allocate; for timers the fd already holds (moved by an advance, re-added
  * after the clock was set back, or a periodic timer going back in after
  * its record was read), without fail, so that no accepted timer is ever
- * held back. A base has at most TWHEEL_LEVELS levels of 512 bytes.
+ * held back. __GFP_NORETRY with __GFP_NOFAIL: at the memory cgroup's limit
+ * the charge is forced rather than the OOM killer called (the cgroup goes
+ * over it by at most TWHEEL_LEVELS levels of 512 bytes per clock base),
+ * and the page allocator retries without calling it either.
  */
-#define TWHEEL_GFP_HELD		(GFP_KERNEL_ACCOUNT | __GFP_NOFAIL)
+#define TWHEEL_GFP_HELD	(GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOFAIL)
 
 /* Give @base's wheel level @lvl (-1: none needed). Return: 0 or -ENOMEM. */
 static int twheel_base_give_level(struct twheel_base *base, int lvl, gfp_t gfp)
@@ -274,7 +276,7 @@ static int twheel_base_give_level(struct twheel_base *base, int lvl, gfp_t gfp)
 
 	if (lvl < 0)
 		return 0;
-	l = kmem_cache_zalloc(twheel_level_cache, gfp | __GFP_NOWARN);
+	l = kzalloc(sizeof(*l), gfp | __GFP_NOWARN);
 	if (!l)
 		return -ENOMEM;
 	twheel_wheel_give_level(&base->wheel, lvl, l);
@@ -287,7 +289,7 @@ static void twheel_base_trim(struct twheel_base *base)
 	struct twheel_level *l;
 
 	while ((l = twheel_wheel_take_empty_level(&base->wheel)))
-		kmem_cache_free(twheel_level_cache, l);
+		kfree(l);
 }
 
 /* Free @base and every level of its wheel; its hrtimer is stopped. */
@@ -296,8 +298,7 @@ static void twheel_base_free(struct twheel_base *base)
 	int i;
 
 	for (i = 0; i < TWHEEL_LEVELS; i++)
-		if (base->wheel.lvl[i])
-			kmem_cache_free(twheel_level_cache, base->wheel.lvl[i]);
+		kfree(base->wheel.lvl[i]);
 	kmem_cache_free(twheel_base_cache, base);
 }
 
@@ -1653,8 +1654,8 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_update_at);
 #endif
 
 /**
- * twheel_ctx_cache_init() - create the slab caches of timers, contexts,
- *                           clock bases and wheel levels
+ * twheel_ctx_cache_init() - create the slab caches of timers, contexts
+ *                           and clock bases
  *
  * Return: 0 or -ENOMEM.
  */
@@ -1691,25 +1692,22 @@ int twheel_ctx_cache_init(void)
 	/*
 	 * An fd's state and its clock bases are a few hundred bytes each:
 	 * caches of their exact size (kmalloc would round them up to 512),
-	 * so that an fd with a few timers stays under 4 KiB.
+	 * so that an fd with a few timers stays under 4 KiB. Their usercopy
+	 * regions (before 6.5, what keeps them apart) are a trace id and a
+	 * tick, never copied. A wheel level is 512 bytes: kmalloc's size.
 	 */
-	twheel_ctx_cache = twheel_cache_create_plain("twheel_ctx",
-						     sizeof(struct twheel_ctx));
+	twheel_ctx_cache =
+		twheel_cache_create("twheel_ctx", sizeof(struct twheel_ctx),
+				    offsetof(struct twheel_ctx, trace_id));
 	if (!twheel_ctx_cache)
 		goto err_ptimer;
-	twheel_base_cache = twheel_cache_create_plain("twheel_base",
-						      sizeof(struct twheel_base));
+	twheel_base_cache =
+		twheel_cache_create("twheel_base", sizeof(struct twheel_base),
+				    offsetof(struct twheel_base, armed));
 	if (!twheel_base_cache)
 		goto err_ctx;
-	twheel_level_cache =
-		twheel_cache_create_plain("twheel_level",
-					  sizeof(struct twheel_level));
-	if (!twheel_level_cache)
-		goto err_base;
 	return 0;
 
-err_base:
-	kmem_cache_destroy(twheel_base_cache);
 err_ctx:
 	kmem_cache_destroy(twheel_ctx_cache);
 err_ptimer:
@@ -1727,7 +1725,6 @@ err_timer:
  */
 void twheel_ctx_cache_exit(void)
 {
-	kmem_cache_destroy(twheel_level_cache);
 	kmem_cache_destroy(twheel_base_cache);
 	kmem_cache_destroy(twheel_ctx_cache);
 	kmem_cache_destroy(twheel_ptimer_cache);

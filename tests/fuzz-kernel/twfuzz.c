@@ -319,15 +319,18 @@ static u64 pcount(s64 d, u64 p, s64 now)
 	return 1 + ((u64)now - (u64)d) / p;
 }
 
+/*
+ * d + n * p, saturating at INT64_MAX. The step may exceed INT64_MAX when d
+ * is far in the past; INT64_MAX - d and the sum are exact in u64.
+ */
 static s64 periods_after(s64 d, u64 n, u64 p)
 {
 	u64 step;
-	s64 r;
 
-	if (__builtin_mul_overflow(n, p, &step) || step > (u64)INT64_MAX ||
-	    __builtin_add_overflow(d, (s64)step, &r))
+	if (__builtin_mul_overflow(n, p, &step) ||
+	    step > (u64)INT64_MAX - (u64)d)
 		return INT64_MAX;
-	return r;
+	return (s64)((u64)d + step);
 }
 
 static long xioctl(int fd, unsigned long cmd, void *arg)
