@@ -2,11 +2,16 @@
 /*
  * twheel_dev.c - the /dev/twheel file: one open file, one timer set.
  *
- * This layer owns the ABI: it copies arguments in and out of user memory
- * and maps them onto the timer set of twheel_ctx.c. No copy waits on a
- * page fault while the context's lock is held: results written under it
- * are copied with page faults disabled, and on a fault the operation is
- * undone, the page faulted in with no lock held, and the call retried.
+ * The top layer, the device, which owns the ABI: this file has the file
+ * operations (open, release, read, poll, fdinfo), the ioctl dispatch
+ * table, and the set-wide ioctls (INFO, LIST, CONFIG, ADVANCE);
+ * twheel_uops.c has the copies of argument structs and the operations on
+ * timers (ADD, MODIFY, CANCEL, QUERY, SUBMIT). Both map the ABI onto the
+ * timer set of twheel_ctx.c and call nothing below it but the per-user
+ * accounting at open and close. No copy waits on a page fault while the
+ * context's lock is held: results written under it are copied with page
+ * faults disabled, and on a fault the operation is undone, the page
+ * faulted in with no lock held, and the call retried.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -27,6 +32,8 @@
 
 #include "twheel_ctx.h"
 #include "twheel_dev.h"
+#include "twheel_uops.h"
+#include "twheel_user.h"
 
 static ulong max_timers = 1048576;
 
@@ -54,12 +61,7 @@ MODULE_PARM_DESC(max_timers,
 
 /* The first published size of each argument: smaller ones are EINVAL. */
 #define TWHEEL_INFO_SIZE_VER0		40
-#define TWHEEL_ADD_SIZE_VER2		40
-#define TWHEEL_CANCEL_SIZE_VER0		16
-#define TWHEEL_MODIFY_SIZE_VER2		40
-#define TWHEEL_QUERY_SIZE_VER2		72
 #define TWHEEL_LIST_SIZE_VER2		32
-#define TWHEEL_SUBMIT_SIZE_VER2		24
 #define TWHEEL_CONFIG_SIZE_VER2		16
 #define TWHEEL_ADVANCE_SIZE_VER2	24
 
@@ -89,401 +91,6 @@ static int twheel_release(struct inode *inode, struct file *file)
 {
 	twheel_ctx_destroy(file->private_data);
 	return 0;
-}
-
-/*
- * An argument struct of @usize bytes (from the command number) into one of
- * @ksize: an older, smaller one is zero-extended, a newer, larger one must
- * have an all-zero tail (E2BIG otherwise). For a command that writes
- * results (@out), that tail is written back as zeroes before anything
- * changes, so that it is zero afterwards whatever another thread stored
- * meanwhile, and so that the results can be written with page faults
- * disabled (see twheel_out_fault_in()). A write-only command writes
- * nothing: its struct may be in read-only memory.
- */
-static int twheel_copy_in(void *karg, size_t ksize, void __user *uarg,
-			  size_t usize, size_t minsize, bool out)
-{
-	int ret;
-
-	if (usize < minsize)
-		return -EINVAL;
-	ret = copy_struct_from_user(karg, ksize, uarg, usize);
-	if (ret)
-		return ret;
-	if (out && usize > ksize && clear_user(uarg + ksize, usize - ksize))
-		return -EFAULT;
-	return 0;
-}
-
-/* Write back as many bytes as the caller's struct has; zero any tail. */
-static int twheel_copy_out(void __user *uarg, size_t usize, const void *karg,
-			   size_t ksize)
-{
-	if (copy_to_user(uarg, karg, min(usize, ksize)))
-		return -EFAULT;
-	if (usize > ksize && clear_user(uarg + ksize, usize - ksize))
-		return -EFAULT;
-	return 0;
-}
-
-/*
- * After a copy with page faults disabled failed (and the operation was
- * undone): make @len bytes at @uarg writable, holding no lock, without
- * writing to them (fault_in_writeable() would store zeroes: the caller's
- * input must stay as given until its result is written). Return: 0 to
- * try again, or the error to give up with.
- */
-static int twheel_out_fault_in(void __user *uarg, size_t len)
-{
-	if (fatal_signal_pending(current))
-		return -EINTR;
-	if (fault_in_safe_writeable(uarg, len))
-		return -EFAULT;
-	return 0;
-}
-
-/**
- * struct twheel_single - a single-operation ioctl's result, to write back
- *                        under the context's lock
- * @uarg: the caller's struct
- * @len: its bytes that the kernel knows
- * @put: writes the ioctl's "out" fields from the operation's outputs;
- *       called with page faults disabled
- */
-struct twheel_single {
-	void __user *uarg;
-	size_t len;
-	int (*put)(void __user *uarg, const struct twheel_op *op);
-};
-
-/*
- * Called under the context's lock: write without waiting for a page fault
- * (a fault on userfaultfd or FUSE memory may never resolve). On -EFAULT
- * the operation is undone; the caller faults the page in with no lock
- * held and tries again. A failed operation writes nothing back.
- */
-static int twheel_single_out(void *arg, u32 i, const struct twheel_op *op)
-{
-	struct twheel_single *s = arg;
-	int ret;
-
-	if (op->error)
-		return 0;
-	if (should_fail_usercopy())
-		return -EFAULT;
-	pagefault_disable();
-	ret = s->put(s->uarg, op);
-	pagefault_enable();
-	return ret ? -EFAULT : 0;
-}
-
-/* One operation for a single-operation ioctl. Return: its errno, or 0. */
-static long twheel_single(struct twheel_ctx *ctx, const struct twheel_op *op,
-			  struct twheel_single *s)
-{
-	struct twheel_op work;
-	int err;
-
-	for (;;) {
-		work = *op;
-		err = 0;
-		if (twheel_ctx_submit(ctx, &work, 1, twheel_single_out, s,
-				      &err) == 1)
-			return work.error;
-		err = twheel_out_fault_in(s->uarg, s->len);
-		if (err)
-			return err;
-	}
-}
-
-static int twheel_put_add(void __user *uarg, const struct twheel_op *op)
-{
-	return put_user(op->id, &((struct twheel_add __user *)uarg)->id);
-}
-
-static long twheel_ioctl_add(struct twheel_ctx *ctx, void __user *uarg,
-			     size_t usize)
-{
-	struct twheel_add req;
-	struct twheel_single s = {
-		.uarg = uarg, .len = min(usize, sizeof(req)),
-		.put = twheel_put_add,
-	};
-	struct twheel_op op = { .op = TWHEEL_OP_ADD };
-	int ret;
-
-	ret = twheel_copy_in(&req, sizeof(req), uarg, usize,
-			     TWHEEL_ADD_SIZE_VER2, true);
-	if (ret)
-		return ret;
-	op.flags = req.flags;
-	op.cookie = req.cookie;
-	op.expires_ns = req.expires_ns;
-	op.period_ns = req.period_ns;
-	op.clock = req.clock;
-	return twheel_single(ctx, &op, &s);
-}
-
-static int twheel_put_modify(void __user *uarg, const struct twheel_op *op)
-{
-	return put_user(op->result,
-			&((struct twheel_modify __user *)uarg)->result);
-}
-
-static long twheel_ioctl_modify(struct twheel_ctx *ctx, void __user *uarg,
-				size_t usize)
-{
-	struct twheel_modify req;
-	struct twheel_single s = {
-		.uarg = uarg, .len = min(usize, sizeof(req)),
-		.put = twheel_put_modify,
-	};
-	struct twheel_op op = { .op = TWHEEL_OP_MODIFY };
-	int ret;
-
-	ret = twheel_copy_in(&req, sizeof(req), uarg, usize,
-			     TWHEEL_MODIFY_SIZE_VER2, true);
-	if (ret)
-		return ret;
-	op.id = req.id;
-	op.flags = req.flags;
-	op.cookie = req.cookie;
-	op.expires_ns = req.expires_ns;
-	op.period_ns = req.period_ns;
-	return twheel_single(ctx, &op, &s);
-}
-
-static int twheel_put_cancel(void __user *uarg, const struct twheel_op *op)
-{
-	return put_user(op->result,
-			&((struct twheel_cancel __user *)uarg)->result);
-}
-
-static long twheel_ioctl_cancel(struct twheel_ctx *ctx, void __user *uarg,
-				size_t usize)
-{
-	struct twheel_cancel req;
-	struct twheel_single s = {
-		.uarg = uarg, .len = min(usize, sizeof(req)),
-		.put = twheel_put_cancel,
-	};
-	struct twheel_op op = { .op = TWHEEL_OP_CANCEL };
-	int ret;
-
-	ret = twheel_copy_in(&req, sizeof(req), uarg, usize,
-			     TWHEEL_CANCEL_SIZE_VER0, true);
-	if (ret)
-		return ret;
-	op.id = req.id;
-	op.flags = req.flags;
-	/* The timer is cancelled only once its outcome is written. */
-	return twheel_single(ctx, &op, &s);
-}
-
-static int twheel_put_query(void __user *uarg, const struct twheel_op *op)
-{
-	struct twheel_status st = {
-		.id = op->id,
-		.cookie = op->cookie,
-		.deadline_ns = op->expires_ns,
-		.period_ns = op->period_ns,
-		.count = op->count,
-		.remaining_ns = op->remaining_ns,
-		.clock = op->clock,
-		.state = op->result,
-	};
-
-	return copy_to_user_nofault(&((struct twheel_query __user *)uarg)->status,
-				    &st, sizeof(st));
-}
-
-static long twheel_ioctl_query(struct twheel_ctx *ctx, void __user *uarg,
-			       size_t usize)
-{
-	struct twheel_query req;
-	struct twheel_single s = {
-		.uarg = uarg, .len = min(usize, sizeof(req)),
-		.put = twheel_put_query,
-	};
-	struct twheel_op op = { .op = TWHEEL_OP_QUERY };
-	int ret;
-
-	ret = twheel_copy_in(&req, sizeof(req), uarg, usize,
-			     TWHEEL_QUERY_SIZE_VER2, true);
-	if (ret)
-		return ret;
-	op.id = req.id;
-	op.flags = req.flags;
-	op.__reserved = req.__reserved;
-	return twheel_single(ctx, &op, &s);
-}
-
-/*
- * Arrays of operations and records are read and written field by field: a
- * few word loads and stores cost less than a byte-string copy of each
- * whole struct, and the kernel side needs no bounds check at run time.
- * Where the caller's array is misaligned and the architecture cannot
- * access it so, whole structs are copied instead. Like the copy routines,
- * these accesses honour fail_usercopy fault injection.
- */
-static bool twheel_by_field(const void __user *p)
-{
-	return IS_ENABLED(CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS) ||
-	       IS_ALIGNED((unsigned long)p, sizeof(u64));
-}
-
-/*
- * Read @n operations, their outputs cleared. Return: how many were read
- * whole.
- */
-static u32 twheel_ops_read(struct twheel_op *ops,
-			   const struct twheel_op __user *uops, u32 n)
-{
-	size_t left;
-	u32 i = 0;
-
-	if (!twheel_by_field(uops)) {
-		left = copy_from_user(ops, uops, n * sizeof(*ops));
-		return n - DIV_ROUND_UP(left, sizeof(*ops));
-	}
-	if (should_fail_usercopy() ||
-	    !user_access_begin(uops, n * sizeof(*uops)))
-		return 0;
-	for (; i < n; i++) {
-		const struct twheel_op __user *u = &uops[i];
-		struct twheel_op *op = &ops[i];
-
-		unsafe_get_user(op->op, &u->op, fault);
-		unsafe_get_user(op->flags, &u->flags, fault);
-		unsafe_get_user(op->id, &u->id, fault);
-		unsafe_get_user(op->cookie, &u->cookie, fault);
-		unsafe_get_user(op->expires_ns, &u->expires_ns, fault);
-		unsafe_get_user(op->period_ns, &u->period_ns, fault);
-		unsafe_get_user(op->clock, &u->clock, fault);
-		unsafe_get_user(op->__reserved, &u->__reserved, fault);
-		op->error = 0;
-		op->result = 0;
-		op->count = 0;
-		op->remaining_ns = 0;
-	}
-fault:
-	user_access_end();
-	return i;
-}
-
-/*
- * Write the outputs of @op (see struct twheel_op) into @u, whose other
- * fields keep what the caller gave. Called under the context's lock, with
- * page faults disabled. Return: 0, or -EFAULT.
- */
-static int twheel_op_write(struct twheel_op __user *u,
-			   const struct twheel_op *op)
-{
-	if (!twheel_by_field(u))
-		return copy_to_user_nofault(u, op, sizeof(*op)) ? -EFAULT : 0;
-	if (should_fail_usercopy() || !user_access_begin(u, sizeof(*u)))
-		return -EFAULT;
-	if (op->op == TWHEEL_OP_ADD)
-		unsafe_put_user(op->id, &u->id, fault);
-	if (op->op == TWHEEL_OP_QUERY) {
-		unsafe_put_user(op->cookie, &u->cookie, fault);
-		unsafe_put_user(op->expires_ns, &u->expires_ns, fault);
-		unsafe_put_user(op->period_ns, &u->period_ns, fault);
-		unsafe_put_user(op->clock, &u->clock, fault);
-	}
-	unsafe_put_user(op->error, &u->error, fault);
-	unsafe_put_user(op->result, &u->result, fault);
-	unsafe_put_user(op->count, &u->count, fault);
-	unsafe_put_user(op->remaining_ns, &u->remaining_ns, fault);
-	user_access_end();
-	return 0;
-fault:
-	user_access_end();
-	return -EFAULT;
-}
-
-/**
- * struct twheel_batch - where TWHEEL_IOC_SUBMIT writes results back
- * @uops: the caller's operation array, from the first of this chunk
- */
-struct twheel_batch {
-	struct twheel_op __user *uops;
-};
-
-/* Called under the context's lock: as twheel_single_out(), every result. */
-static int twheel_batch_out(void *arg, u32 i, const struct twheel_op *op)
-{
-	struct twheel_batch *b = arg;
-	int ret;
-
-	pagefault_disable();
-	ret = twheel_op_write(&b->uops[i], op);
-	pagefault_enable();
-	return ret;
-}
-
-static long twheel_ioctl_submit(struct twheel_ctx *ctx, void __user *uarg,
-				size_t usize)
-{
-	const size_t size = sizeof(struct twheel_op);
-	struct twheel_op __user *uops;
-	struct twheel_submit sub;
-	u32 done = 0, have = 0, k;
-	struct twheel_batch b;
-	struct twheel_op *ops;
-	int ret;
-
-	ret = twheel_copy_in(&sub, sizeof(sub), uarg, usize,
-			     TWHEEL_SUBMIT_SIZE_VER2, false);
-	if (ret)
-		return ret;
-	/* Checked before anything is allocated. */
-	if (sub.nr > TWHEEL_MAX_BATCH || sub.op_size != size || sub.flags ||
-	    sub.__reserved)
-		return -EINVAL;
-	if (!sub.nr)
-		return 0;
-	uops = u64_to_user_ptr(sub.ops);
-	/* The fd's spare buffer, unless another call has it. */
-	ops = xchg(&ctx->spare_ops, NULL);
-	if (!ops) {
-		ops = kmalloc_array(TWHEEL_SUBMIT_CHUNK, size, TWHEEL_GFP);
-		if (!ops)
-			return -ENOMEM;
-	}
-	/*
-	 * ops[0..have) are the operations from uops[done] on, read and not
-	 * done yet. One whose result could not be written is kept here, its
-	 * inputs intact, and done again from this copy once its place is
-	 * faulted in: the caller's copy is not read twice.
-	 */
-	while (done < sub.nr) {
-		if (!have) {
-			/* Whole operations only: stop before one not read. */
-			have = twheel_ops_read(ops, &uops[done],
-					       min_t(u32, sub.nr - done,
-						     TWHEEL_SUBMIT_CHUNK));
-			if (!have)
-				break;
-		}
-		b.uops = &uops[done];
-		ret = 0;
-		k = twheel_ctx_submit(ctx, ops, have, twheel_batch_out, &b, &ret);
-		done += k;
-		have -= k;
-		if (have) {
-			memmove(ops, &ops[k], have * size);
-			if (twheel_out_fault_in(&uops[done], size))
-				break;
-		}
-		if (fatal_signal_pending(current))
-			break;
-	}
-	/* Kept for the next call, unless another was kept meanwhile. */
-	if (cmpxchg(&ctx->spare_ops, NULL, ops))
-		kfree(ops);
-	return done ? done : -EFAULT;
 }
 
 static long twheel_ioctl_list(struct twheel_ctx *ctx, void __user *uarg,
@@ -651,18 +258,11 @@ static long twheel_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	unsigned int nr = _IOC_NR(cmd);
 
 	BUILD_BUG_ON(sizeof(struct twheel_info) != 96);
-	BUILD_BUG_ON(sizeof(struct twheel_add) != TWHEEL_ADD_SIZE_VER2);
-	BUILD_BUG_ON(sizeof(struct twheel_cancel) != TWHEEL_CANCEL_SIZE_VER0);
-	BUILD_BUG_ON(sizeof(struct twheel_modify) != TWHEEL_MODIFY_SIZE_VER2);
-	BUILD_BUG_ON(sizeof(struct twheel_query) != TWHEEL_QUERY_SIZE_VER2);
 	BUILD_BUG_ON(sizeof(struct twheel_list) != TWHEEL_LIST_SIZE_VER2);
-	BUILD_BUG_ON(sizeof(struct twheel_submit) != TWHEEL_SUBMIT_SIZE_VER2);
 	BUILD_BUG_ON(sizeof(struct twheel_config) != TWHEEL_CONFIG_SIZE_VER2);
 	BUILD_BUG_ON(sizeof(struct twheel_advance) != TWHEEL_ADVANCE_SIZE_VER2);
 	BUILD_BUG_ON(sizeof(struct twheel_event) != 40);
 	BUILD_BUG_ON(sizeof(struct twheel_status) != 56);
-	BUILD_BUG_ON(sizeof(struct twheel_op) != 72);
-	BUILD_BUG_ON(offsetof(struct twheel_query, status) != 16);
 
 	/* Dispatch on number and direction; the size may differ (above). */
 	if (_IOC_TYPE(cmd) != TWHEEL_IOC_TYPE || nr >= ARRAY_SIZE(twheel_cmds))
@@ -751,7 +351,7 @@ static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,
 		if (file->f_flags & O_NONBLOCK)
 			return -EAGAIN;
 		/* Woken by a record, or by an hrtimer: then advance (above). */
-		ret = wait_event_interruptible(ctx->wqh,
+		ret = wait_event_interruptible(*twheel_ctx_wqh(ctx),
 					       twheel_ctx_readable(ctx) ||
 					       twheel_ctx_fired(ctx));
 		if (ret)
@@ -764,7 +364,7 @@ static __poll_t twheel_poll(struct file *file, poll_table *wait)
 {
 	struct twheel_ctx *ctx = file->private_data;
 
-	poll_wait(file, &ctx->wqh, wait);
+	poll_wait(file, twheel_ctx_wqh(ctx), wait);
 	/*
 	 * Exact: readable only with a record queued. After an hrtimer fired,
 	 * advance the wheels (in this task) until a record is queued or

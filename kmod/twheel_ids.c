@@ -16,6 +16,7 @@
 #include <kunit/visibility.h>
 
 #include "twheel_ids.h"
+#include "twheel_user.h"
 
 #define TWHEEL_IDS_FREE_BIT	1ULL
 #define TWHEEL_IDS_NEXT_MASK	0x7fffffffU

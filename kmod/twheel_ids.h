@@ -20,16 +20,8 @@
 #ifndef _TWHEEL_IDS_H
 #define _TWHEEL_IDS_H
 
-#include <linux/gfp.h>
 #include <linux/types.h>
 #include <asm/page.h>
-
-/*
- * How twheel allocates whatever a user makes it allocate: charged to their
- * memory cgroup, and at its limit a failure (the call fails with ENOMEM)
- * rather than the OOM killer; reclaim holds nobody else up.
- */
-#define TWHEEL_GFP		(GFP_KERNEL_ACCOUNT | __GFP_NORETRY)
 
 #define TWHEEL_IDS_GEN_SHIFT	35
 /* Bits of an id that are always 0: for the caller's flags. */

@@ -27,7 +27,7 @@
 #include <linux/module.h>
 #include <linux/sysfs.h>
 
-#include "twheel_ctx.h"
+#include "twheel_stats.h"
 #include "twheel_dev.h"
 
 /* Misc minors 243-254 are reserved for local use (devices.txt). */

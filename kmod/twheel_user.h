@@ -14,8 +14,16 @@
 #ifndef _TWHEEL_USER_H
 #define _TWHEEL_USER_H
 
+#include <linux/gfp.h>
 #include <linux/types.h>
 #include <linux/uidgid.h>
+
+/*
+ * How twheel allocates whatever a user makes it allocate: charged to their
+ * memory cgroup, and at its limit a failure (the call fails with ENOMEM)
+ * rather than the OOM killer; reclaim holds nobody else up.
+ */
+#define TWHEEL_GFP		(GFP_KERNEL_ACCOUNT | __GFP_NORETRY)
 
 struct twheel_user;
 

@@ -1,0 +1,585 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel_base.c - the clock bases: per clock of a context, a timing wheel
+ * and an hrtimer armed for the wheel's next event; reading the clocks,
+ * the opener's time-namespace offsets, the manual clock.
+ *
+ * Layering: below the timers (twheel_timer.c, twheel_op.c), above the
+ * wheel core (twheel_wheel.c). This file calls nothing above it: it moves
+ * wheel entries, never timers. An update (twheel_base_update()) hands the
+ * entries that fell due back to its caller, which turns them into
+ * records; the hrtimer callback only bumps clocks->fire_seq and wakes
+ * clocks->wqh, where the set's waiters sleep; the time the hrtimer is
+ * armed for is published in clocks->armed_ns[] for the set's lockless
+ * check of a wall clock set past it.
+ *
+ * Time: deadlines round up to the next tick and the present rounds down
+ * (twheel_time.h); the hrtimer is armed for the start of the wheel's next
+ * event tick. Times the user gives and reads are in the time namespace of
+ * the task that opened the fd; the wheels run on the kernel's clocks.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/time_namespace.h>
+#include <linux/timekeeping.h>
+#include <kunit/visibility.h>
+
+#include "twheel_base.h"
+#include "twheel_compat.h"
+#include "twheel_user.h"
+#include "twheel_time.h"
+#include "twheel_trace.h"
+
+static struct kmem_cache *twheel_base_cache;
+
+static const clockid_t twheel_clockids[TWHEEL_NR_CLOCKS] = {
+	[TWHEEL_CLK_MONOTONIC] = CLOCK_MONOTONIC,
+	[TWHEEL_CLK_BOOTTIME] = CLOCK_BOOTTIME,
+	[TWHEEL_CLK_REALTIME] = CLOCK_REALTIME,
+	[TWHEEL_CLK_TAI] = CLOCK_TAI,
+};
+
+static const char *const twheel_clock_names[TWHEEL_NR_CLOCKS] = {
+	[TWHEEL_CLK_MONOTONIC] = "monotonic",
+	[TWHEEL_CLK_BOOTTIME] = "boottime",
+	[TWHEEL_CLK_REALTIME] = "realtime",
+	[TWHEEL_CLK_TAI] = "tai",
+};
+
+/**
+ * twheel_clock_index() - the index of a clock the ABI names by clockid_t
+ * @clockid: CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME or CLOCK_TAI
+ *
+ * Return: its enum twheel_clk, or -EINVAL for any other value.
+ */
+int twheel_clock_index(u32 clockid)
+{
+	int i;
+
+	for (i = 0; i < TWHEEL_NR_CLOCKS; i++)
+		if (clockid == (u32)twheel_clockids[i])
+			return i;
+	return -EINVAL;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_clock_index);
+
+/**
+ * twheel_clock_id() - the clockid_t of a clock
+ * @clock: its enum twheel_clk
+ *
+ * Return: the clockid_t the ABI names it by.
+ */
+clockid_t twheel_clock_id(u32 clock)
+{
+	return twheel_clockids[clock];
+}
+
+/**
+ * twheel_clock_name() - the name of a clock, as fdinfo shows it
+ * @clock: its enum twheel_clk
+ *
+ * Return: "monotonic", "boottime", "realtime" or "tai".
+ */
+const char *twheel_clock_name(u32 clock)
+{
+	return twheel_clock_names[clock];
+}
+
+/* The opener's time namespace: what it adds to the kernel's clocks. */
+static void twheel_clocks_timens(struct twheel_clocks *clocks)
+{
+	struct timespec64 ts = { 0, 0 };
+
+	timens_add_monotonic(&ts);
+	clocks->ns_offset[TWHEEL_CLK_MONOTONIC] = timespec64_to_ns(&ts);
+	ts = (struct timespec64){ 0, 0 };
+	timens_add_boottime(&ts);
+	clocks->ns_offset[TWHEEL_CLK_BOOTTIME] = timespec64_to_ns(&ts);
+	/* Time namespaces leave CLOCK_REALTIME and CLOCK_TAI alone. */
+}
+
+/**
+ * twheel_clocks_init() - the clocks of a new context, with no base yet
+ * @clocks: zeroed
+ * @tick_ns: the resolution, >= 1
+ * @trace_id: the context's trace id
+ *
+ * Times are in the calling task's time namespace.
+ */
+void twheel_clocks_init(struct twheel_clocks *clocks, u64 tick_ns,
+			u64 trace_id)
+{
+	int i;
+
+	for (i = 0; i < TWHEEL_NR_CLOCKS; i++)
+		clocks->armed_ns[i] = KTIME_MAX;
+	init_waitqueue_head(&clocks->wqh);
+	twheel_clocks_timens(clocks);
+	clocks->tick_ns = tick_ns;
+	clocks->trace_id = trace_id;
+}
+
+/**
+ * twheel_clock_now() - the present of a clock
+ * @clocks: the context's clocks
+ * @clock: the enum twheel_clk
+ *
+ * Return: the present in the kernel's time, or the manual clock's.
+ */
+s64 twheel_clock_now(struct twheel_clocks *clocks, u32 clock)
+{
+	if (clocks->manual)
+		return clocks->manual_ns;
+	switch (clock) {
+	case TWHEEL_CLK_BOOTTIME:
+		return ktime_get_boottime();
+	case TWHEEL_CLK_REALTIME:
+		return ktime_get_real();
+	case TWHEEL_CLK_TAI:
+		return ktime_get_clocktai();
+	default:
+		return ktime_get();
+	}
+}
+
+/* The opener's namespace offset of @clock; none on a manual clock. */
+static s64 twheel_clocks_offset(struct twheel_clocks *clocks, u32 clock)
+{
+	return clocks->manual ? 0 : clocks->ns_offset[clock];
+}
+
+/**
+ * twheel_clocks_to_kernel() - the user's time on a clock to the kernel's
+ * @clocks: the context's clocks
+ * @clock: the enum twheel_clk
+ * @ns: a time in the opener's time namespace
+ *
+ * Return: the kernel's time, saturating at KTIME_MIN and KTIME_MAX.
+ */
+s64 twheel_clocks_to_kernel(struct twheel_clocks *clocks, u32 clock, s64 ns)
+{
+	s64 off = twheel_clocks_offset(clocks, clock), r;
+
+	if (check_sub_overflow(ns, off, &r))
+		return off > 0 ? KTIME_MIN : KTIME_MAX;
+	return r;
+}
+
+/**
+ * twheel_clocks_to_user() - the kernel's time on a clock to the user's
+ * @clocks: the context's clocks
+ * @clock: the enum twheel_clk
+ * @ns: a time in the kernel's time
+ *
+ * Return: the time in the opener's namespace, saturating.
+ */
+s64 twheel_clocks_to_user(struct twheel_clocks *clocks, u32 clock, s64 ns)
+{
+	s64 off = twheel_clocks_offset(clocks, clock), r;
+
+	if (check_add_overflow(ns, off, &r))
+		return off > 0 ? KTIME_MAX : KTIME_MIN;
+	return r;
+}
+
+/**
+ * twheel_clocks_kick() - mark the context fired and wake its waiters
+ * @clocks: the context's clocks
+ *
+ * What the hrtimer callback does, and what a task does that leaves due
+ * timers in a wheel for the next update. O(1), no lock of ours. The task
+ * that then updates the wheels wakes nobody again (the set's
+ * twheel_ctx_fired() keeps the others from sleeping until the records
+ * are there). The wake-up carries no event mask, so that pollers (epoll,
+ * io_uring, select) ask twheel_poll(), which advances the wheel, rather
+ * than report the fd readable: a cascade-only event queues no record.
+ */
+void twheel_clocks_kick(struct twheel_clocks *clocks)
+{
+	atomic_inc(&clocks->fire_seq);
+	wake_up(&clocks->wqh);
+}
+
+/* In hard-IRQ context (softirq on PREEMPT_RT), no lock of ours. */
+static enum hrtimer_restart twheel_base_fired(struct hrtimer *hrtimer)
+{
+	struct twheel_base *base = container_of(hrtimer, struct twheel_base,
+						hrtimer);
+
+	twheel_clocks_kick(base->clocks);
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * How the wheel's levels are allocated: for a new timer (an add, or a
+ * modify, which may fail), as everything else a user makes the kernel
+ * allocate; for timers the fd already holds (moved by an advance, re-added
+ * after the clock was set back, or a periodic timer going back in after
+ * its record was read), without fail, so that no accepted timer is ever
+ * held back. __GFP_NORETRY with __GFP_NOFAIL: at the memory cgroup's limit
+ * the charge is forced rather than the OOM killer called (the cgroup goes
+ * over it by at most TWHEEL_LEVELS levels of 512 bytes per clock base),
+ * and the page allocator retries without calling it either.
+ */
+#define TWHEEL_GFP_HELD	(GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOFAIL)
+
+/* Give @base's wheel level @lvl (-1: none needed). Return: 0 or -ENOMEM. */
+static int twheel_base_give_level(struct twheel_base *base, int lvl, gfp_t gfp)
+{
+	struct twheel_level *l;
+
+	if (lvl < 0)
+		return 0;
+	l = kzalloc(sizeof(*l), gfp | __GFP_NOWARN);
+	if (!l)
+		return -ENOMEM;
+	twheel_wheel_give_level(&base->wheel, lvl, l);
+	return 0;
+}
+
+/**
+ * twheel_base_trim() - free the levels of a base's wheel that hold no timer
+ * @base: the base
+ */
+void twheel_base_trim(struct twheel_base *base)
+{
+	struct twheel_level *l;
+
+	while ((l = twheel_wheel_take_empty_level(&base->wheel)))
+		kfree(l);
+}
+
+/* Free @base and every level of its wheel; its hrtimer is stopped. */
+static void twheel_base_free(struct twheel_base *base)
+{
+	int i;
+
+	for (i = 0; i < TWHEEL_LEVELS; i++)
+		kfree(base->wheel.lvl[i]);
+	kmem_cache_free(twheel_base_cache, base);
+}
+
+/**
+ * twheel_clocks_stop() - stop every base's hrtimer
+ * @clocks: the clocks of a context nobody else uses any more
+ *
+ * Waits for running hrtimer callbacks, so none runs after it returns.
+ */
+void twheel_clocks_stop(struct twheel_clocks *clocks)
+{
+	int i;
+
+	for (i = 0; i < TWHEEL_NR_CLOCKS; i++)
+		if (clocks->bases[i])
+			hrtimer_cancel(&clocks->bases[i]->hrtimer);
+}
+
+/**
+ * twheel_clocks_free() - free every base and its wheel's levels
+ * @clocks: the clocks, stopped by twheel_clocks_stop(); their wheels'
+ *          entries are the caller's and were freed by it
+ */
+void twheel_clocks_free(struct twheel_clocks *clocks)
+{
+	int i;
+
+	for (i = 0; i < TWHEEL_NR_CLOCKS; i++)
+		if (clocks->bases[i])
+			twheel_base_free(clocks->bases[i]);
+}
+
+/**
+ * twheel_clocks_reset() - start the clocks afresh with a new tick
+ * @clocks: the clocks, whose wheels hold no entry
+ * @tick_ns: the new resolution
+ * @manual: run every clock on the manual clock, starting at 0
+ *
+ * Every base is stopped and freed; the next use creates it again.
+ */
+void twheel_clocks_reset(struct twheel_clocks *clocks, u64 tick_ns,
+			 bool manual)
+{
+	int i;
+
+	for (i = 0; i < TWHEEL_NR_CLOCKS; i++) {
+		WRITE_ONCE(clocks->armed_ns[i], KTIME_MAX);
+		if (!clocks->bases[i])
+			continue;
+		hrtimer_cancel(&clocks->bases[i]->hrtimer);
+		twheel_base_free(clocks->bases[i]);
+		clocks->bases[i] = NULL;
+	}
+	clocks->tick_ns = tick_ns;
+	clocks->manual = manual;
+	clocks->manual_ns = 0;
+}
+
+/**
+ * twheel_base_add() - add an entry the context holds to a base's wheel
+ * @base: the base
+ * @e: the entry
+ * @tick: its tick
+ *
+ * The level it needs is allocated without fail (TWHEEL_GFP_HELD).
+ */
+void twheel_base_add(struct twheel_base *base, struct twheel_entry *e,
+		     u64 tick)
+{
+	twheel_base_give_level(base,
+			       twheel_wheel_level_needed(&base->wheel, tick),
+			       TWHEEL_GFP_HELD);
+	twheel_wheel_add(&base->wheel, e, tick);
+}
+
+/**
+ * twheel_base_arm() - arm the hrtimer for the wheel's next event, or stop
+ *                     it when the wheel is empty
+ * @base: the base
+ *
+ * base->armed is TWHEEL_NEVER while stopped: no tick of ours reaches it,
+ * since deadlines are at most KTIME_MAX nanoseconds.
+ */
+void twheel_base_arm(struct twheel_base *base)
+{
+	struct twheel_clocks *clocks = base->clocks;
+	s64 when;
+	u64 next;
+
+	if (twheel_wheel_empty(&base->wheel))
+		twheel_base_trim(base);
+	if (clocks->manual) {
+		/* Only TWHEEL_IOC_ADVANCE moves a manual clock. */
+		base->armed = twheel_wheel_empty(&base->wheel) ? TWHEEL_NEVER :
+			      twheel_wheel_next(&base->wheel);
+		return;
+	}
+	if (twheel_wheel_empty(&base->wheel)) {
+		base->armed = TWHEEL_NEVER;
+		WRITE_ONCE(clocks->armed_ns[base->clock], KTIME_MAX);
+		/* A callback running now only marks and wakes: harmless. */
+		hrtimer_try_to_cancel(&base->hrtimer);
+		return;
+	}
+	next = twheel_wheel_next(&base->wheel);
+	if (next == base->armed && hrtimer_is_queued(&base->hrtimer))
+		return;
+	base->armed = next;
+	when = twheel_tick_ns(next, clocks->tick_ns);
+	WRITE_ONCE(clocks->armed_ns[base->clock], when);
+	hrtimer_start(&base->hrtimer, ns_to_ktime(when), HRTIMER_MODE_ABS);
+}
+
+/**
+ * twheel_clocks_wall_due() - was a wall clock set past its wheel's next
+ *                            event?
+ * @clocks: the context's clocks
+ *
+ * Lockless, for the set's twheel_ctx_fired(). When CLOCK_REALTIME or
+ * CLOCK_TAI is set forward past the time its hrtimer is armed for, the
+ * kernel runs the callback soon, not at once; until then this says the
+ * wheel is due, so that the next read, poll or ioctl queues its records.
+ * Reads a clock only for a wall clock whose hrtimer is armed.
+ *
+ * Return: true when a wall clock's armed time has been reached.
+ */
+bool twheel_clocks_wall_due(struct twheel_clocks *clocks)
+{
+	s64 rt = READ_ONCE(clocks->armed_ns[TWHEEL_CLK_REALTIME]);
+	s64 tai = READ_ONCE(clocks->armed_ns[TWHEEL_CLK_TAI]);
+
+	return (rt != KTIME_MAX && ktime_get_real() >= rt) ||
+	       (tai != KTIME_MAX && ktime_get_clocktai() >= tai);
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_clocks_wall_due);
+
+/*
+ * The base that runs timers of @clock: its own, or on a manual clock the
+ * one base all timers share, so that they fall due in one order.
+ */
+static u32 twheel_base_index(struct twheel_clocks *clocks, u32 clock)
+{
+	return clocks->manual ? TWHEEL_CLK_MONOTONIC : clock;
+}
+
+/**
+ * twheel_base_of() - the base of a timer of a clock
+ * @clocks: the context's clocks
+ * @clock: the timer's enum twheel_clk
+ *
+ * Return: the base; it exists (the timer is in it or was placed by it).
+ */
+struct twheel_base *twheel_base_of(struct twheel_clocks *clocks, u32 clock)
+{
+	return clocks->bases[twheel_base_index(clocks, clock)];
+}
+
+/**
+ * twheel_base_get() - the base for a clock, created on first use
+ * @clocks: the context's clocks
+ * @clock: the enum twheel_clk
+ *
+ * Return: the base, or NULL when out of memory.
+ */
+struct twheel_base *twheel_base_get(struct twheel_clocks *clocks, u32 clock)
+{
+	struct twheel_base *base;
+
+	clock = twheel_base_index(clocks, clock);
+	base = clocks->bases[clock];
+
+	if (base)
+		return base;
+	/*
+	 * A few hundred bytes: the wheel's levels come as timers need them.
+	 * Quietly: a user reaching a limit is no kernel event.
+	 */
+	base = kmem_cache_zalloc(twheel_base_cache, TWHEEL_GFP | __GFP_NOWARN);
+	if (!base)
+		return NULL;
+	base->clocks = clocks;
+	base->clock = clock;
+	base->armed = TWHEEL_NEVER;
+	INIT_LIST_HEAD(&base->rebase);
+	twheel_wheel_init(&base->wheel,
+			  twheel_now_tick(twheel_clock_now(clocks, clock),
+					  clocks->tick_ns));
+	twheel_hrtimer_setup(&base->hrtimer, twheel_base_fired,
+			     twheel_clockids[clock], HRTIMER_MODE_ABS);
+	clocks->bases[clock] = base;
+	return base;
+}
+
+/**
+ * twheel_base_prepare() - give the wheel the level a new deadline needs
+ * @base: the base
+ * @deadline: the deadline (kernel time)
+ *
+ * Before a new deadline is placed by an operation that may still fail:
+ * allocate the level it would need (so that placing it cannot fail), as
+ * a user's allocation (TWHEEL_GFP).
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int twheel_base_prepare(struct twheel_base *base, s64 deadline)
+{
+	u64 tick = twheel_deadline_tick(deadline, base->clocks->tick_ns);
+
+	return twheel_base_give_level(base,
+				      twheel_wheel_level_needed(&base->wheel,
+								tick),
+				      TWHEEL_GFP);
+}
+
+/**
+ * twheel_base_update() - bring a base's wheel up to a present
+ * @base: the base
+ * @now_ns: the present, kernel time on the base's clock
+ * @budget: the most entries to move; decremented by those moved
+ * @expired: the entries that fell due are appended here, in order
+ * @adv: set up for twheel_base_updated(); adv->n counts @expired's entries
+ *
+ * A clock set back behind the wheel's clock (CLOCK_REALTIME and CLOCK_TAI
+ * can be) first has its entries taken out and added again against the
+ * new, earlier present, so that no new deadline counts as due early;
+ * that too goes in chunks. The caller turns @expired into records, then
+ * calls twheel_base_updated().
+ *
+ * Return: true when the wheel is up to date; false when the budget ran
+ * out first.
+ */
+bool twheel_base_update(struct twheel_base *base, s64 now_ns, u64 *budget,
+			struct list_head *expired, struct twheel_base_step *adv)
+{
+	u64 now = twheel_now_tick(now_ns, base->clocks->tick_ns);
+	struct twheel_entry *e;
+	int lvl;
+
+	adv->now_ns = now_ns;
+	adv->from = base->wheel.clk;
+	adv->start = *budget;
+	adv->n = 0;
+	adv->done = false;
+	if (list_empty(&base->rebase) && now < base->wheel.clk)
+		twheel_wheel_take_all(&base->wheel, now, &base->rebase);
+	while (!list_empty(&base->rebase)) {
+		if (!*budget)
+			return false;
+		(*budget)--;
+		e = list_first_entry(&base->rebase, struct twheel_entry, node);
+		list_del(&e->node);
+		twheel_base_add(base, e, e->expires);
+	}
+
+	for (;;) {
+		adv->n += twheel_wheel_advance_some(&base->wheel, now, expired,
+						    budget);
+		if (!twheel_wheel_behind(&base->wheel, now)) {
+			adv->done = true;
+			break;
+		}
+		/* Stopped for a level it lacks, or for its budget. */
+		lvl = twheel_wheel_level_missing(&base->wheel);
+		if (lvl < 0)
+			break;
+		twheel_base_give_level(base, lvl, TWHEEL_GFP_HELD);
+	}
+	return adv->done;
+}
+
+/**
+ * twheel_base_updated() - finish an update once its entries are queued
+ * @base: the base twheel_base_update() updated
+ * @budget: the budget left
+ * @adv: what twheel_base_update() set
+ *
+ * Traces the advance (after the expiries it queued) and, when the wheel
+ * is up to date, arms the hrtimer for its next event.
+ */
+void twheel_base_updated(struct twheel_base *base, u64 budget,
+			 const struct twheel_base_step *adv)
+{
+	if (adv->n || base->wheel.clk != adv->from || budget != adv->start)
+		trace_twheel_wheel_advance(base->clocks->trace_id,
+					   twheel_clockids[base->clock],
+					   adv->from, base->wheel.clk,
+					   adv->now_ns, adv->n,
+					   adv->start - budget);
+	if (adv->done)
+		twheel_base_arm(base);
+}
+
+/**
+ * twheel_base_cache_init() - create the slab cache of clock bases
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int twheel_base_cache_init(void)
+{
+	/*
+	 * A base is a few hundred bytes: a cache of its exact size (kmalloc
+	 * would round it up to 512), so that an fd with a few timers stays
+	 * under 4 KiB. Its usercopy region (before 6.5, what keeps it apart)
+	 * is the armed tick, never copied. A wheel level is 512 bytes:
+	 * kmalloc's size.
+	 */
+	twheel_base_cache =
+		twheel_cache_create("twheel_base", sizeof(struct twheel_base),
+				    offsetof(struct twheel_base, armed));
+	if (!twheel_base_cache)
+		return -ENOMEM;
+	return 0;
+}
+
+/**
+ * twheel_base_cache_exit() - destroy the slab cache of clock bases
+ *
+ * Every context is destroyed by then, so it is empty.
+ */
+void twheel_base_cache_exit(void)
+{
+	kmem_cache_destroy(twheel_base_cache);
+}

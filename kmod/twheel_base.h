@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * twheel_base.h - the clock bases of one timer set: per clock a timing
+ * wheel and the hrtimer armed for its next event; the clocks' reads, the
+ * opener's time-namespace offsets, and the manual clock.
+ *
+ * The layer below the timers (twheel_timer.h) and above the wheel core
+ * (twheel_wheel.h). It knows wheel entries, not timers: an update hands
+ * the entries that fell due back to its caller. It calls nothing above
+ * it: its hrtimer callback only bumps clocks->fire_seq and wakes
+ * clocks->wqh (the set waits there), and the lockless wall-clock check
+ * reads clocks->armed_ns[].
+ *
+ * Locking: the caller (the set's lock) serialises every call but
+ * twheel_clocks_wall_due() and the hrtimer callback.
+ */
+#ifndef _TWHEEL_BASE_H
+#define _TWHEEL_BASE_H
+
+#include <linux/atomic.h>
+#include <linux/hrtimer.h>
+#include <linux/list.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+
+#include "twheel_wheel.h"
+
+/*
+ * The clocks a context runs, by index (the ABI names them by clockid_t;
+ * twheel_clock_index() maps one to the other).
+ */
+enum twheel_clk {
+	TWHEEL_CLK_MONOTONIC,
+	TWHEEL_CLK_BOOTTIME,
+	TWHEEL_CLK_REALTIME,
+	TWHEEL_CLK_TAI,
+	TWHEEL_NR_CLOCKS
+};
+
+struct twheel_clocks;
+
+/**
+ * struct twheel_base - the timers of one context on one clock
+ * @wheel: the timing wheel, in ticks of the context
+ * @hrtimer: armed (absolute, on @clock's clock) for the wheel's next event
+ * @rebase: entries taken out of @wheel when its clock went back, not yet
+ *          added again
+ * @clocks: the clocks of the context it belongs to
+ * @armed: the tick @hrtimer is armed for, or TWHEEL_NEVER
+ * @clock: the enum twheel_clk of this base
+ *
+ * The wheel's levels (512 bytes each) are allocated as timers need them
+ * and freed once empty: a base holding a few timers is a few hundred
+ * bytes.
+ */
+struct twheel_base {
+	struct twheel_wheel wheel;
+	struct hrtimer hrtimer;
+	struct list_head rebase;
+	struct twheel_clocks *clocks;
+	u64 armed;
+	u32 clock;
+};
+
+/**
+ * struct twheel_clocks - the clocks of one context
+ * @bases: per clock, allocated on first use
+ * @ns_offset: per clock, the opener's time namespace offset: the time the
+ *             user sees minus the kernel's (not used with @manual)
+ * @armed_ns: per clock, when its hrtimer fires (kernel time), KTIME_MAX
+ *            when it is not armed; read without the lock to see a wall
+ *            clock set past it (twheel_clocks_wall_due())
+ * @manual_ns: with @manual, the time of every clock
+ * @tick_ns: the resolution: one wheel tick in nanoseconds
+ * @trace_id: names the context in trace events
+ * @wqh: the context's readers and pollers wait here
+ * @fire_seq: bumped by every hrtimer callback (twheel_clocks_kick())
+ * @manual: the clocks are the manual clock @manual_ns (TWHEEL_CONFIG_MANUAL)
+ */
+struct twheel_clocks {
+	struct twheel_base *bases[TWHEEL_NR_CLOCKS];
+	s64 ns_offset[TWHEEL_NR_CLOCKS];
+	s64 armed_ns[TWHEEL_NR_CLOCKS];
+	s64 manual_ns;
+	u64 tick_ns;
+	u64 trace_id;
+	wait_queue_head_t wqh;
+	atomic_t fire_seq;
+	bool manual;
+};
+
+/**
+ * struct twheel_base_step - one update of a base, between
+ *                         twheel_base_update() and twheel_base_updated()
+ * @now_ns: the present it brings the wheel to (kernel time)
+ * @from: the wheel's clock before
+ * @start: the budget before
+ * @n: entries handed back (due)
+ * @done: the wheel is up to date
+ */
+struct twheel_base_step {
+	s64 now_ns;
+	u64 from;
+	u64 start;
+	u64 n;
+	bool done;
+};
+
+int twheel_clock_index(u32 clockid);
+clockid_t twheel_clock_id(u32 clock);
+const char *twheel_clock_name(u32 clock);
+
+void twheel_clocks_init(struct twheel_clocks *clocks, u64 tick_ns,
+			u64 trace_id);
+void twheel_clocks_stop(struct twheel_clocks *clocks);
+void twheel_clocks_reset(struct twheel_clocks *clocks, u64 tick_ns,
+			 bool manual);
+void twheel_clocks_free(struct twheel_clocks *clocks);
+void twheel_clocks_kick(struct twheel_clocks *clocks);
+bool twheel_clocks_wall_due(struct twheel_clocks *clocks);
+s64 twheel_clock_now(struct twheel_clocks *clocks, u32 clock);
+s64 twheel_clocks_to_kernel(struct twheel_clocks *clocks, u32 clock, s64 ns);
+s64 twheel_clocks_to_user(struct twheel_clocks *clocks, u32 clock, s64 ns);
+
+struct twheel_base *twheel_base_get(struct twheel_clocks *clocks, u32 clock);
+struct twheel_base *twheel_base_of(struct twheel_clocks *clocks, u32 clock);
+int twheel_base_prepare(struct twheel_base *base, s64 deadline);
+void twheel_base_add(struct twheel_base *base, struct twheel_entry *e,
+		     u64 tick);
+void twheel_base_arm(struct twheel_base *base);
+void twheel_base_trim(struct twheel_base *base);
+bool twheel_base_update(struct twheel_base *base, s64 now_ns, u64 *budget,
+			struct list_head *expired, struct twheel_base_step *adv);
+void twheel_base_updated(struct twheel_base *base, u64 budget,
+			 const struct twheel_base_step *adv);
+
+int twheel_base_cache_init(void);
+void twheel_base_cache_exit(void);
+
+#endif /* _TWHEEL_BASE_H */

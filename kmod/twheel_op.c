@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel_op.c - the operations on timers: add, modify, cancel, query,
+ * each as one struct twheel_op of the ABI, validated, done, handed to
+ * the caller's output function, and taken back if that fails.
+ *
+ * The timers layer (with twheel_timer.c): called by the set with its
+ * lock held and the wheels up to date; calls twheel_timer.c, the clock
+ * bases, the ids, the user accounting and the counters, nothing of the
+ * set. An operation that fails sets its error and changes nothing.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/errno.h>
+#include <linux/ktime.h>
+#include <linux/minmax.h>
+
+#include "twheel_stats.h"
+#include "twheel_time.h"
+#include "twheel_timer.h"
+#include "twheel_trace.h"
+#include "twheel_user.h"
+
+/* A deadline given by the user (@flags, @expires_ns) in kernel time. */
+static s64 twheel_op_deadline(struct twheel_timers *tm, u32 clock, u32 flags,
+			      s64 expires_ns, s64 now_ns)
+{
+	if (flags & TWHEEL_ABSTIME)
+		return twheel_clocks_to_kernel(&tm->clocks, clock, expires_ns);
+	return twheel_add_ns(now_ns, expires_ns);
+}
+
+/* A period given by the user: 0, or at least one tick. */
+static u64 twheel_op_period(struct twheel_timers *tm, u64 period_ns)
+{
+	if (!period_ns)
+		return 0;
+	return clamp_t(u64, period_ns, tm->clocks.tick_ns, KTIME_MAX);
+}
+
+/* Leave @t, forgotten, in @m to be freed. */
+static void twheel_mem_keep(struct twheel_mem *m, struct twheel_timer *t)
+{
+	struct twheel_ptimer *pt = twheel_ptimer(t);
+
+	m->big = !!pt;
+	m->obj = pt ? (void *)pt : t;
+}
+
+/* TWHEEL_OP_ADD; @obj is the new timer's memory. */
+static int twheel_op_add(struct twheel_timers *tm, struct twheel_op *op,
+			 void **obj, struct twheel_timer **created)
+{
+	struct twheel_timer *t = *obj;
+	s64 now_ns, deadline;
+	int clock, ret;
+	bool charge;
+
+	clock = twheel_clock_index(op->clock);
+	if (clock < 0 || op->flags & ~TWHEEL_ABSTIME ||
+	    (!(op->flags & TWHEEL_ABSTIME) && op->expires_ns < 0))
+		return -EINVAL;
+	if (!t)
+		return -ENOMEM;
+	if (tm->nr_timers >= tm->max_timers)
+		return -ENOSPC;
+	ret = twheel_timers_present(tm, clock, &now_ns);
+	if (ret)
+		return ret;
+	deadline = twheel_op_deadline(tm, clock, op->flags, op->expires_ns,
+				      now_ns);
+	ret = twheel_base_prepare(twheel_base_of(&tm->clocks, clock), deadline);
+	if (ret)
+		return ret;
+	/* A new id slot counts against the user's limit; a reused one not. */
+	charge = tm->user && twheel_ids_full(&tm->ids);
+	if (charge && !twheel_user_charge_slot(tm->user))
+		return -ENOSPC;
+	ret = twheel_ids_alloc(&tm->ids, t, &op->id);
+	if (ret) {
+		if (charge)
+			twheel_user_uncharge_slot(tm->user);
+		return ret;
+	}
+	*obj = NULL;
+	tm->nr_timers++;
+	twheel_stat_add(created, 1);
+	t->word = op->id | (u64)clock << TWHEEL_TIMER_CLOCK_SHIFT;
+	t->cookie = op->cookie;
+	if (op->period_ns) {
+		t->word |= TWHEEL_TIMER_BIG;
+		twheel_ptimer(t)->period_ns = twheel_op_period(tm,
+							       op->period_ns);
+	}
+	trace_twheel_timer_add(tm->clocks.trace_id, op->id, op->cookie,
+			       op->clock, deadline,
+			       twheel_ptimer(t) ? twheel_ptimer(t)->period_ns : 0,
+			       0);
+	twheel_timer_place(tm, t, deadline, now_ns);
+	*created = t;
+	return 0;
+}
+
+/*
+ * Checks of TWHEEL_OP_MODIFY that change nothing; then op->result is what
+ * the timer was.
+ */
+static int twheel_op_modify_check(struct twheel_timers *tm,
+				  struct twheel_op *op, void *obj,
+				  struct twheel_timer **tp, s64 *now_ns)
+{
+	struct twheel_timer *t;
+	int ret;
+
+	if (op->flags & ~(TWHEEL_ABSTIME | TWHEEL_SET_COOKIE) ||
+	    (!(op->flags & TWHEEL_ABSTIME) && op->expires_ns < 0))
+		return -EINVAL;
+	t = twheel_timer_find(tm, op->id);
+	if (!t)
+		return -ENOENT;
+	if (op->period_ns && !twheel_ptimer(t) && !obj)
+		return -ENOMEM;
+	ret = twheel_timers_present(tm, twheel_timer_clock(t), now_ns);
+	if (ret)
+		return ret;
+	ret = twheel_base_prepare(twheel_base_of(&tm->clocks,
+						 twheel_timer_clock(t)),
+				  twheel_op_deadline(tm, twheel_timer_clock(t),
+						     op->flags, op->expires_ns,
+						     *now_ns));
+	if (ret)
+		return ret;
+	op->result = twheel_timer_queued(t) ? TWHEEL_STATE_QUEUED :
+					      TWHEEL_STATE_PENDING;
+	*tp = t;
+	return 0;
+}
+
+/* TWHEEL_OP_MODIFY once checked: cannot fail. */
+static void twheel_op_modify_apply(struct twheel_timers *tm,
+				   const struct twheel_op *op,
+				   struct twheel_mem *m, struct twheel_timer *t,
+				   s64 now_ns)
+{
+	u32 clock = twheel_timer_clock(t);
+	struct twheel_base *base;
+	struct twheel_ptimer *pt;
+	s64 deadline;
+
+	twheel_timer_unlink(tm, t);
+	if (op->period_ns && !twheel_ptimer(t)) {
+		/* It becomes periodic: move it into a larger object. */
+		pt = m->obj;
+		pt->t.word = t->word | TWHEEL_TIMER_BIG;
+		pt->t.cookie = t->cookie;
+		twheel_ids_replace(&tm->ids, twheel_timer_id(t), &pt->t);
+		/* The small one is freed in place of the unused large one. */
+		m->obj = t;
+		m->big = false;
+		t = &pt->t;
+	}
+	pt = twheel_ptimer(t);
+	if (pt)
+		pt->period_ns = twheel_op_period(tm, op->period_ns);
+	if (op->flags & TWHEEL_SET_COOKIE)
+		t->cookie = op->cookie;
+	deadline = twheel_op_deadline(tm, clock, op->flags, op->expires_ns,
+				      now_ns);
+	trace_twheel_timer_modify(tm->clocks.trace_id, op->id, t->cookie,
+				  twheel_clock_id(clock), deadline,
+				  pt ? pt->period_ns : 0, op->result);
+	twheel_timer_place(tm, t, deadline, now_ns);
+	/*
+	 * An earlier deadline re-armed the hrtimer above. A later one leaves
+	 * it armed early, at most one event that queues nothing (cheaper
+	 * than re-arming on every re-arm of an idle timeout); an fd left
+	 * with nothing pending stops it.
+	 */
+	base = twheel_base_of(&tm->clocks, clock);
+	if (twheel_wheel_empty(&base->wheel))
+		twheel_base_arm(base);
+}
+
+/*
+ * TWHEEL_OP_QUERY's outputs. Apart from the other operations: its struct
+ * twheel_status would otherwise be set up (zeroed with
+ * CONFIG_INIT_STACK_ALL_ZERO) for every operation of a batch.
+ */
+static noinline void twheel_op_query(struct twheel_timers *tm,
+				     struct twheel_op *op,
+				     struct twheel_timer *t)
+{
+	struct twheel_status st;
+
+	twheel_timer_status(tm, t, &st);
+	op->cookie = st.cookie;
+	op->expires_ns = st.deadline_ns;
+	op->period_ns = st.period_ns;
+	op->clock = st.clock;
+	op->result = st.state;
+	op->count = st.count;
+	op->remaining_ns = st.remaining_ns;
+}
+
+/* The outputs of @op zeroed, as before it is done or when it fails. */
+static void twheel_op_clear(struct twheel_op *op)
+{
+	if (op->op == TWHEEL_OP_ADD)
+		op->id = 0;
+	if (op->op == TWHEEL_OP_QUERY) {
+		op->cookie = 0;
+		op->expires_ns = 0;
+		op->period_ns = 0;
+		op->clock = 0;
+	}
+	op->error = 0;
+	op->result = 0;
+	op->count = 0;
+	op->remaining_ns = 0;
+}
+
+/**
+ * twheel_timers_op() - do one operation and hand it to an output function
+ * @tm: the timers; the caller holds the set's lock, the wheels up to date
+ * @op: the operation; its outputs and error are set
+ * @m: its memory, from twheel_mem_alloc()
+ * @i: its index in the batch, for @out
+ * @out: called with @arg, @i and @op once done (must not sleep)
+ * @arg: for @out
+ *
+ * An operation that changes something is taken back if @out fails (or
+ * changes nothing before @out succeeded).
+ *
+ * Return: 0 when @op is done (op->error tells how it went); -EAGAIN when
+ * the caller must release the lock and come back (nothing changed); or
+ * what @out returned (nothing changed).
+ */
+int twheel_timers_op(struct twheel_timers *tm, struct twheel_op *op,
+		     struct twheel_mem *m, u32 i,
+		     int (*out)(void *arg, u32 i, const struct twheel_op *op),
+		     void *arg)
+{
+	struct twheel_timer *t = NULL;
+	s64 now_ns = 0;
+	int ret = -EINVAL;
+
+	twheel_op_clear(op);
+	if (op->__reserved)
+		goto failed;
+	switch (op->op) {
+	case TWHEEL_OP_ADD:
+		ret = twheel_op_add(tm, op, &m->obj, &t);
+		if (ret)
+			break;
+		ret = out(arg, i, op);
+		if (ret) {
+			twheel_timer_cancel(tm, t);
+			twheel_mem_keep(m, t);
+			return ret;
+		}
+		tm->used = true;
+		return 0;
+	case TWHEEL_OP_MODIFY:
+		ret = twheel_op_modify_check(tm, op, m->obj, &t, &now_ns);
+		if (ret)
+			break;
+		ret = out(arg, i, op);
+		if (!ret)
+			twheel_op_modify_apply(tm, op, m, t, now_ns);
+		return ret;
+	case TWHEEL_OP_CANCEL:
+		if (op->flags)
+			break;
+		t = twheel_timer_find(tm, op->id);
+		ret = -ENOENT;
+		if (!t)
+			break;
+		op->result = twheel_timer_queued(t) ? TWHEEL_STATE_QUEUED :
+						      TWHEEL_STATE_PENDING;
+		ret = out(arg, i, op);
+		if (!ret) {
+			twheel_timer_cancel(tm, t);
+			twheel_mem_keep(m, t);
+		}
+		return ret;
+	case TWHEEL_OP_QUERY:
+		if (op->flags)
+			break;
+		t = twheel_timer_find(tm, op->id);
+		ret = -ENOENT;
+		if (!t)
+			break;
+		twheel_op_query(tm, op, t);
+		return out(arg, i, op);
+	}
+	if (ret == -EAGAIN)
+		return ret;
+failed:
+	twheel_op_clear(op);
+	op->error = ret;
+	return out(arg, i, op);
+}

@@ -1,0 +1,649 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel_timer.c - the timers of a set: their objects and slab caches,
+ * their ids, where they wait (a clock base's wheel, pending; the set's
+ * queue of records, queued), the periodic arithmetic, the records that
+ * read() hands over, and the memory of a batch.
+ *
+ * Life of a timer: an add (twheel_op.c) places it in the wheel of its
+ * clock (pending) and re-arms that clock's hrtimer if the new deadline
+ * comes first. When the hrtimer fires, its callback marks the set and
+ * wakes the waiters, nothing else (twheel_base.c). The wheel is advanced
+ * by the next task that uses the set (twheel_timers_update(), under the
+ * set's lock); every timer it hands back becomes a queued record.
+ * read() consumes records and frees their one-shot timers; a periodic
+ * timer goes back into the wheel when its record is read, for the first
+ * deadline of its period's grid after the present, with the record's
+ * count telling how many deadlines passed (as timerfd re-arms in read,
+ * not in its callback: an unread periodic timer costs no interrupt). A
+ * cancel frees a timer in either state; a modify takes it out of either
+ * and places it again. Each expiry thus ends exactly once: read, or
+ * retracted by a cancel or a modify.
+ *
+ * Layering: called by the set (twheel_ctx.c) with its lock held; calls
+ * the clock bases (twheel_base.c), the ids (twheel_ids.c), the user
+ * accounting (twheel_user.c) and the counters (twheel_stats.c), and
+ * nothing of the set. The trace events are created here.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/build_bug.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/overflow.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <kunit/visibility.h>
+
+#include "twheel_compat.h"
+#include "twheel_stats.h"
+#include "twheel_time.h"
+#include "twheel_timer.h"
+#include "twheel_user.h"
+
+#define CREATE_TRACE_POINTS
+#include "twheel_trace.h"
+
+static struct kmem_cache *twheel_timer_cache;
+static struct kmem_cache *twheel_ptimer_cache;
+
+static void twheel_timer_release(struct twheel_timer *t)
+{
+	struct twheel_ptimer *pt = twheel_ptimer(t);
+
+	if (pt)
+		kmem_cache_free(twheel_ptimer_cache, pt);
+	else
+		kmem_cache_free(twheel_timer_cache, t);
+}
+
+/**
+ * twheel_timer_release_bulk() - free small (one-shot) timers together
+ * @bulk: the timers, forgotten
+ * @n: their number, >= 1
+ */
+void twheel_timer_release_bulk(void **bulk, u32 n)
+{
+	kmem_cache_free_bulk(twheel_timer_cache, n, bulk);
+}
+
+/**
+ * twheel_timers_init() - the timers of a new set: none
+ * @tm: zeroed
+ * @user: the user the set is charged to, or NULL
+ * @max_timers: the most live timers it may hold, >= 1
+ * @tick_ns: its resolution, >= 1
+ * @trace_id: its trace id
+ */
+void twheel_timers_init(struct twheel_timers *tm, struct twheel_user *user,
+			u64 max_timers, u64 tick_ns, u64 trace_id)
+{
+	tm->user = user;
+	twheel_ids_init(&tm->ids);
+	INIT_LIST_HEAD(&tm->ready);
+	twheel_clocks_init(&tm->clocks, tick_ns, trace_id);
+	tm->max_timers = max_timers;
+}
+
+/**
+ * twheel_timers_destroy() - cancel and free every timer and clock base
+ * @tm: the timers of a set nobody else uses any more
+ *
+ * Waits for running hrtimer callbacks, so nothing of @tm runs after it
+ * returns. Walks the id slots TWHEEL_CHUNK at a time, offering to
+ * reschedule between two chunks: closing a million timers, or an fd
+ * whose million slots are free, delays nobody else. Gives the set's
+ * timer slots back to its user.
+ */
+void twheel_timers_destroy(struct twheel_timers *tm)
+{
+	struct twheel_timer *t;
+	u32 slot = 0, budget;
+
+	/* Nobody else holds the file, so nothing re-arms after this. */
+	twheel_clocks_stop(&tm->clocks);
+	while (slot < tm->ids.nr_slots) {
+		budget = TWHEEL_CHUNK;
+		while ((t = twheel_ids_next(&tm->ids, &slot, &budget)))
+			twheel_timer_release(t);
+		cond_resched();
+	}
+	twheel_stat_add(freed, tm->nr_timers);
+	if (tm->user)
+		twheel_user_close(tm->user, tm->ids.nr_slots);
+	twheel_ids_destroy(&tm->ids);
+	twheel_clocks_free(&tm->clocks);
+}
+
+/**
+ * twheel_timer_find() - a live timer by id
+ * @tm: the timers
+ * @id: its id
+ *
+ * Return: the timer, or NULL.
+ */
+struct twheel_timer *twheel_timer_find(struct twheel_timers *tm, u64 id)
+{
+	struct twheel_timer *t = twheel_ids_find(&tm->ids, id);
+
+	return t && twheel_timer_id(t) == id ? t : NULL;
+}
+
+/* Forget @t, whose lists no longer hold it. */
+static void twheel_timer_forget(struct twheel_timers *tm,
+				struct twheel_timer *t)
+{
+	twheel_ids_remove(&tm->ids, twheel_timer_id(t));
+	tm->nr_timers--;
+	twheel_stat_add(freed, 1);
+}
+
+/* Forget @t and free it. */
+static void twheel_timer_free(struct twheel_timers *tm, struct twheel_timer *t)
+{
+	twheel_timer_forget(tm, t);
+	twheel_timer_release(t);
+}
+
+/**
+ * twheel_timer_unlink() - take a timer out of the wheel or the queue
+ * @tm: the timers
+ * @t: the timer, pending or queued
+ */
+void twheel_timer_unlink(struct twheel_timers *tm, struct twheel_timer *t)
+{
+	if (!twheel_timer_queued(t)) {
+		twheel_wheel_remove(&twheel_base_of(&tm->clocks,
+						    twheel_timer_clock(t))->wheel,
+				    &t->entry);
+	} else {
+		list_del(&t->rec.link);
+		WRITE_ONCE(tm->nr_queued, tm->nr_queued - 1);
+		t->word &= ~TWHEEL_TIMER_QUEUED;
+	}
+}
+
+/**
+ * twheel_timer_cancel() - take a timer out of the wheel or the queue and
+ *                         forget it
+ * @tm: the timers
+ * @t: the timer; the caller frees it
+ */
+void twheel_timer_cancel(struct twheel_timers *tm, struct twheel_timer *t)
+{
+	struct twheel_base *base = twheel_base_of(&tm->clocks,
+						  twheel_timer_clock(t));
+	bool pending = !twheel_timer_queued(t);
+
+	trace_twheel_timer_cancel(tm->clocks.trace_id, twheel_timer_id(t),
+				  t->cookie,
+				  twheel_clock_id(twheel_timer_clock(t)),
+				  pending ? TWHEEL_STATE_PENDING :
+					    TWHEEL_STATE_QUEUED);
+	twheel_timer_unlink(tm, t);
+	/* Keep an idle fd free of wake-ups. */
+	if (pending && twheel_wheel_empty(&base->wheel))
+		twheel_base_arm(base);
+	twheel_timer_forget(tm, t);
+}
+
+/**
+ * twheel_periods_after() - a deadline @n periods after another
+ * @d: the deadline (kernel time)
+ * @n: how many periods
+ * @p: the period
+ *
+ * The step may exceed KTIME_MAX when @d is negative (a first deadline far
+ * in the past): the sum is taken in u64, where KTIME_MAX - @d and the
+ * result are exact.
+ *
+ * Return: @d + @n * @p, saturating at KTIME_MAX.
+ */
+s64 twheel_periods_after(s64 d, u64 n, u64 p)
+{
+	u64 step;
+
+	if (check_mul_overflow(n, p, &step) ||
+	    step > (u64)KTIME_MAX - (u64)d)
+		return KTIME_MAX;
+	return (s64)((u64)d + step);
+}
+
+/*
+ * The expiries a queued periodic timer stands for at @now_ns: its first
+ * deadline, and every later one of its grid that has passed. At least 1
+ * (the wall clock may have been set back since it was queued).
+ */
+static u64 twheel_ptimer_count(const struct twheel_ptimer *pt, s64 now_ns)
+{
+	if (now_ns <= pt->deadline_ns)
+		return 1;
+	return 1 + div64_u64((u64)now_ns - (u64)pt->deadline_ns, pt->period_ns);
+}
+
+/*
+ * When pending @t falls due, as the trace events show it: a periodic
+ * timer's exact deadline, or the start of the tick a one-shot's deadline
+ * rounded up to (all it keeps).
+ */
+static s64 twheel_timer_due_ns(struct twheel_timers *tm,
+			       struct twheel_timer *t)
+{
+	struct twheel_ptimer *pt = twheel_ptimer(t);
+
+	return pt ? pt->deadline_ns :
+	       twheel_tick_ns(t->entry.expires, tm->clocks.tick_ns);
+}
+
+static void twheel_trace_expire(struct twheel_timers *tm,
+				struct twheel_timer *t, s64 deadline_ns,
+				s64 now_ns)
+{
+	trace_twheel_timer_expire(tm->clocks.trace_id, twheel_timer_id(t),
+				  t->cookie,
+				  twheel_clock_id(twheel_timer_clock(t)),
+				  deadline_ns, now_ns);
+}
+
+/*
+ * Append @n records to the queue; with @wake, have the set wake the
+ * waiters at unlock (not needed when an hrtimer callback woke them for
+ * these records: see twheel_ctx_fired()).
+ */
+static void twheel_timers_queue(struct twheel_timers *tm,
+				struct list_head *recs, u64 n, bool wake)
+{
+	list_splice_tail(recs, &tm->ready);
+	WRITE_ONCE(tm->nr_queued, tm->nr_queued + n);
+	twheel_stat_add(expired, n);
+	if (wake)
+		tm->need_wake = true;
+}
+
+/*
+ * Bring @base's wheel up to @now_ns (kernel time on its clock), moving at
+ * most *@budget entries, and queue the records of the timers it hands
+ * back. @wake: records queued here were not announced by an hrtimer
+ * callback.
+ *
+ * Return: true when the wheel is up to date (and its hrtimer armed for
+ * its next event); false when the budget ran out first.
+ */
+static bool twheel_timers_update_base(struct twheel_timers *tm,
+				      struct twheel_base *base, s64 now_ns,
+				      u64 *budget, bool wake)
+{
+	struct twheel_base_step adv;
+	struct twheel_timer *t;
+	LIST_HEAD(expired);
+	bool done;
+
+	done = twheel_base_update(base, now_ns, budget, &expired, &adv);
+	if (adv.n) {
+		/* entry.node and rec.link are one list_head: walk, then splice. */
+		list_for_each_entry(t, &expired, rec.link) {
+			if (trace_twheel_timer_expire_enabled())
+				twheel_trace_expire(tm, t,
+						    twheel_timer_due_ns(tm, t),
+						    now_ns);
+			t->word |= TWHEEL_TIMER_QUEUED;
+			t->rec.time_ns = now_ns;
+		}
+		twheel_timers_queue(tm, &expired, adv.n, wake);
+	}
+	twheel_base_updated(base, *budget, &adv);
+	return done;
+}
+
+/**
+ * twheel_timers_update() - one chunk of bringing every clock up to date
+ * @tm: the timers
+ * @budget: the most entries to move, over all clocks
+ *
+ * The records of the timers that fell due are queued; the hrtimer's
+ * callback already woke the waiters for them.
+ *
+ * Return: true when all are up to date.
+ */
+bool twheel_timers_update(struct twheel_timers *tm, u64 *budget)
+{
+	bool done = true;
+	int i;
+
+	for (i = 0; i < TWHEEL_NR_CLOCKS; i++) {
+		struct twheel_base *base = tm->clocks.bases[i];
+
+		if (!base)
+			continue;
+		if (twheel_timers_update_base(tm, base,
+					      twheel_clock_now(&tm->clocks,
+							       base->clock),
+					      budget, false))
+			twheel_base_trim(base);	/* levels cascaded empty */
+		else
+			done = false;
+	}
+	return done;
+}
+
+/**
+ * twheel_timers_present() - bring one clock's wheel up to its present
+ * @tm: the timers
+ * @clock: the enum twheel_clk; its base is created if need be
+ * @now_ns: set to the present (kernel time)
+ *
+ * The present is read once per clock per hold of the lock: the
+ * operations of one batch share it, and the wheel is brought up to it
+ * once. Whatever is due by it is queued first.
+ *
+ * Return: 0; -EAGAIN when that takes more than one chunk (the caller
+ * releases the lock and comes back: the rest is done as if an hrtimer
+ * had fired); -ENOMEM.
+ */
+int twheel_timers_present(struct twheel_timers *tm, u32 clock, s64 *now_ns)
+{
+	struct twheel_base *base = twheel_base_get(&tm->clocks, clock);
+	u64 budget = TWHEEL_CHUNK;
+
+	if (!base)
+		return -ENOMEM;
+	if (tm->now_valid & BIT(clock)) {
+		*now_ns = tm->now_ns[clock];
+		return 0;
+	}
+	/* Whatever is due by the present used for a new deadline goes first. */
+	*now_ns = twheel_clock_now(&tm->clocks, clock);
+	if (!twheel_timers_update_base(tm, base, *now_ns, &budget, true)) {
+		twheel_clocks_kick(&tm->clocks);
+		return -EAGAIN;
+	}
+	tm->now_ns[clock] = *now_ns;
+	tm->now_valid |= BIT(clock);
+	return 0;
+}
+
+/**
+ * twheel_timer_place() - put a timer in the wheel, or queue its record
+ * @tm: the timers
+ * @t: in neither the wheel nor the queue
+ * @deadline: its deadline (kernel time)
+ * @now_ns: the present; its clock's wheel is up to date at @now_ns unless
+ *          @deadline is after @now_ns
+ *
+ * Queue @t's record at once when its deadline has passed and its deadline
+ * tick has been reached, or no timer of that tick waits in the wheel (one
+ * that does was added earlier and comes first: this one then waits for
+ * the tick, behind it); else put it in the wheel. A deadline after
+ * @now_ns always goes to the wheel, also when the wheel's clock is ahead
+ * of @now_ns (the wall clock was set back): the wheel's next update takes
+ * it out and adds it again.
+ */
+void twheel_timer_place(struct twheel_timers *tm, struct twheel_timer *t,
+			s64 deadline, s64 now_ns)
+{
+	struct twheel_base *base = twheel_base_of(&tm->clocks,
+						  twheel_timer_clock(t));
+	struct twheel_ptimer *pt = twheel_ptimer(t);
+	u64 tick = twheel_deadline_tick(deadline, tm->clocks.tick_ns);
+	LIST_HEAD(one);
+
+	if (pt)
+		pt->deadline_ns = deadline;
+	if (deadline <= now_ns && (tick <= base->wheel.clk ||
+				   !twheel_wheel_holds(&base->wheel, tick))) {
+		if (trace_twheel_timer_expire_enabled())
+			twheel_trace_expire(tm, t, pt ? deadline :
+					    twheel_tick_ns(tick,
+							   tm->clocks.tick_ns),
+					    now_ns);
+		t->word |= TWHEEL_TIMER_QUEUED;
+		t->rec.time_ns = now_ns;
+		list_add_tail(&t->rec.link, &one);
+		twheel_timers_queue(tm, &one, 1, true);
+		return;
+	}
+	twheel_base_add(base, &t->entry, tick);
+	if (tick < base->armed)
+		twheel_base_arm(base);
+}
+
+/**
+ * twheel_timer_status() - a timer's status, every field set
+ * @tm: the timers
+ * @t: the timer
+ * @st: set
+ */
+void twheel_timer_status(struct twheel_timers *tm, struct twheel_timer *t,
+			 struct twheel_status *st)
+{
+	struct twheel_ptimer *pt = twheel_ptimer(t);
+	u32 clock = twheel_timer_clock(t);
+	s64 now_ns = twheel_clock_now(&tm->clocks, clock);
+	s64 next = 0;
+	bool coming = true;
+
+	memset(st, 0, sizeof(*st));
+	st->id = twheel_timer_id(t);
+	st->cookie = t->cookie;
+	st->clock = twheel_clock_id(clock);
+	st->period_ns = pt ? pt->period_ns : 0;
+	if (!twheel_timer_queued(t)) {
+		st->state = TWHEEL_STATE_PENDING;
+		/* A periodic timer's grid is exact; a one-shot's, its tick. */
+		next = pt && pt->period_ns ? pt->deadline_ns :
+		       twheel_tick_ns(t->entry.expires, tm->clocks.tick_ns);
+	} else if (pt && pt->period_ns) {
+		st->state = TWHEEL_STATE_QUEUED;
+		st->count = twheel_ptimer_count(pt, now_ns);
+		next = twheel_periods_after(pt->deadline_ns, st->count,
+					    pt->period_ns);
+	} else {
+		st->state = TWHEEL_STATE_QUEUED;
+		st->count = 1;
+		coming = false;
+	}
+	if (coming) {
+		st->deadline_ns = twheel_clocks_to_user(&tm->clocks, clock, next);
+		st->remaining_ns = next > now_ns ? next - now_ns : 0;
+	}
+}
+
+/**
+ * twheel_timer_record() - the record of a queued timer
+ * @tm: the timers
+ * @t: the timer, queued
+ * @ev: set to its record
+ * @now: per clock, its present once read in this batch of records
+ * @valid: bit per clock: @now is valid (set here when read)
+ */
+void twheel_timer_record(struct twheel_timers *tm, struct twheel_timer *t,
+			 struct twheel_event *ev, s64 *now, u8 *valid)
+{
+	struct twheel_ptimer *pt = twheel_ptimer(t);
+	u32 clock = twheel_timer_clock(t);
+
+	ev->id = twheel_timer_id(t);
+	ev->cookie = t->cookie;
+	ev->time_ns = twheel_clocks_to_user(&tm->clocks, clock,
+					    t->rec.time_ns);
+	ev->count = 1;
+	ev->clock = twheel_clock_id(clock);
+	ev->flags = 0;
+	if (pt && pt->period_ns) {
+		if (!(*valid & BIT(clock))) {
+			now[clock] = twheel_clock_now(&tm->clocks, clock);
+			*valid |= BIT(clock);
+		}
+		ev->count = twheel_ptimer_count(pt, now[clock]);
+	}
+}
+
+/**
+ * twheel_timer_consume() - end a record that was read
+ * @tm: the timers
+ * @t: the timer whose record @ev the caller took off the queue (with the
+ *     others it took)
+ * @ev: its record, from twheel_timer_record()
+ * @now: per clock, the present the records were made at
+ * @bulk: a small one-shot timer is left in @bulk[*@nbulk], for the caller
+ *        to free with the others (twheel_timer_release_bulk())
+ * @nbulk: counts @bulk
+ *
+ * Frees a one-shot timer; puts a periodic one back for its next deadline.
+ */
+void twheel_timer_consume(struct twheel_timers *tm, struct twheel_timer *t,
+			  const struct twheel_event *ev, const s64 *now,
+			  void **bulk, u32 *nbulk)
+{
+	struct twheel_ptimer *pt = twheel_ptimer(t);
+
+	t->word &= ~TWHEEL_TIMER_QUEUED;
+	if (!pt || !pt->period_ns) {
+		if (pt) {
+			twheel_timer_free(tm, t);
+			return;
+		}
+		twheel_timer_forget(tm, t);
+		bulk[(*nbulk)++] = t;
+		return;
+	}
+	/* After the present: into the wheel, whose clock is not past it. */
+	twheel_timer_place(tm, t, twheel_periods_after(pt->deadline_ns,
+						       ev->count,
+						       pt->period_ns),
+			   now[twheel_timer_clock(t)]);
+}
+
+/**
+ * twheel_mem_alloc() - the memory of a batch, before the lock is taken
+ * @mem: set, one per operation
+ * @ops: the operations
+ * @nr: their number, at most TWHEEL_MEM_OPS
+ *
+ * The small timers come in one bulk allocation (one memory cgroup
+ * charge, one pass over the slab's free list), each alone if that fails.
+ */
+void twheel_mem_alloc(struct twheel_mem *mem, const struct twheel_op *ops,
+		      u32 nr)
+{
+	void *small[TWHEEL_MEM_OPS] __uninitialized;
+	const gfp_t gfp = TWHEEL_GFP;
+	u32 i, n = 0;
+	bool bulk;
+
+	for (i = 0; i < nr; i++) {
+		mem[i].obj = NULL;
+		mem[i].big = ops[i].period_ns &&
+			     (ops[i].op == TWHEEL_OP_ADD ||
+			      ops[i].op == TWHEEL_OP_MODIFY);
+		n += ops[i].op == TWHEEL_OP_ADD && !mem[i].big;
+	}
+	bulk = n > 1 &&
+	       kmem_cache_alloc_bulk(twheel_timer_cache, gfp, n, small) == n;
+	for (i = 0; i < nr; i++) {
+		if (mem[i].big)
+			mem[i].obj = kmem_cache_alloc(twheel_ptimer_cache, gfp);
+		else if (ops[i].op == TWHEEL_OP_ADD)
+			mem[i].obj = bulk ? small[--n] :
+				     kmem_cache_alloc(twheel_timer_cache, gfp);
+	}
+}
+
+/**
+ * twheel_mem_free() - free what the operations of a batch left
+ * @mem: their memory
+ * @nr: their number
+ *
+ * The small timers go in one bulk free.
+ */
+void twheel_mem_free(struct twheel_mem *mem, u32 nr)
+{
+	void *small[TWHEEL_MEM_OPS] __uninitialized;
+	u32 i, n = 0;
+
+	for (i = 0; i < nr; i++) {
+		if (!mem[i].obj)
+			continue;
+		if (mem[i].big)
+			kmem_cache_free(twheel_ptimer_cache, mem[i].obj);
+		else
+			small[n++] = mem[i].obj;
+	}
+	if (n)
+		kmem_cache_free_bulk(twheel_timer_cache, n, small);
+}
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * twheel_timers_update_at() - bring one clock's wheel up to a given time
+ * @tm: the timers; the caller holds the set's lock
+ * @clk: the clock's enum twheel_clk, in use by @tm
+ * @now_ns: kernel time on that clock to advance to
+ *
+ * For tests that must not depend on the machine's speed: the records of
+ * every timer due by @now_ns are queued, in order, whatever the real
+ * clock says.
+ */
+void twheel_timers_update_at(struct twheel_timers *tm, u32 clk, s64 now_ns)
+{
+	u64 budget = U64_MAX;
+
+	twheel_timers_update_base(tm, tm->clocks.bases[clk], now_ns, &budget,
+				  true);
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_timers_update_at);
+#endif
+
+/**
+ * twheel_timer_cache_init() - create the slab caches of timers
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int twheel_timer_cache_init(void)
+{
+	/* The record reuses the wheel's list node: same offset. */
+	BUILD_BUG_ON(offsetof(struct twheel_timer, rec.link) !=
+		     offsetof(struct twheel_timer, entry.node));
+	BUILD_BUG_ON(sizeof(struct twheel_timer) > 40);
+	BUILD_BUG_ON(sizeof(struct twheel_ptimer) > 56);
+	/* The state, the clock and the size live in bits ids leave free. */
+	BUILD_BUG_ON((TWHEEL_TIMER_QUEUED | TWHEEL_TIMER_CLOCK_MASK |
+		      TWHEEL_TIMER_BIG) & ~TWHEEL_IDS_FREE_BITS);
+	BUILD_BUG_ON(TWHEEL_NR_CLOCKS > 4);
+
+	/*
+	 * Caches of their own, never merged with another cache of the same
+	 * size (see twheel_cache_create()): /proc/slabinfo and slabtop show
+	 * twheel's timers by name, and a stray write in another subsystem's
+	 * objects cannot land in a timer. The cost: partly used slabs are
+	 * not shared with other caches (a few pages per CPU at most).
+	 */
+	twheel_timer_cache =
+		twheel_cache_create("twheel_timer", sizeof(struct twheel_timer),
+				    offsetof(struct twheel_timer, cookie));
+	if (!twheel_timer_cache)
+		return -ENOMEM;
+	twheel_ptimer_cache =
+		twheel_cache_create("twheel_ptimer",
+				    sizeof(struct twheel_ptimer),
+				    offsetof(struct twheel_ptimer, t.cookie));
+	if (!twheel_ptimer_cache)
+		goto err_timer;
+	return 0;
+
+err_timer:
+	kmem_cache_destroy(twheel_timer_cache);
+	return -ENOMEM;
+}
+
+/**
+ * twheel_timer_cache_exit() - destroy the slab caches of timers
+ *
+ * Every set is destroyed by then, so they are empty.
+ */
+void twheel_timer_cache_exit(void)
+{
+	kmem_cache_destroy(twheel_ptimer_cache);
+	kmem_cache_destroy(twheel_timer_cache);
+}

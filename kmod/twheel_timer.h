@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * twheel_timer.h - the timers of one timer set and the operations on
+ * them: add, modify, cancel, query; their records; the periodic
+ * arithmetic; the memory of a batch.
+ *
+ * The layer between the set (twheel_ctx.h), which owns the lock, and the
+ * clock bases (twheel_base.h). Its state, struct twheel_timers, is
+ * embedded in the set's struct twheel_ctx; every function here is called
+ * with the set's lock held (but the slab caches' and twheel_mem_*()) and
+ * calls nothing of the set: what the set must do after it (wake its
+ * readers at unlock) is left in need_wake.
+ */
+#ifndef _TWHEEL_TIMER_H
+#define _TWHEEL_TIMER_H
+
+#include <linux/bits.h>
+#include <linux/container_of.h>
+#include <linux/list.h>
+#include <linux/types.h>
+
+#include <linux/twheel.h>
+
+#include "twheel_base.h"
+#include "twheel_ids.h"
+#include "twheel_wheel.h"
+
+struct twheel_user;
+
+/*
+ * The most work one hold of the set's lock does: entries moved in a wheel
+ * (a cascade or a hand-back), entries re-added after the wall clock was
+ * set back, records copied out, id slots looked at by a listing, or
+ * timers freed at close. Between two chunks the lock is released and the
+ * task may be rescheduled.
+ */
+#define TWHEEL_CHUNK		256
+
+/* The most operations twheel_mem_alloc() serves at once. */
+#define TWHEEL_MEM_OPS		32
+
+/**
+ * struct twheel_timer - one timer
+ * @entry: while pending: its place in the wheel
+ * @rec: while queued: its record
+ * @rec.link: in timers->ready (the same list_head as @entry.node)
+ * @rec.time_ns: when the record was queued, on the timer's clock (kernel
+ *               time, not the namespace's)
+ * @word: the id (key of timers->ids), with the state, the clock and the
+ *        size kept in bits ids leave free (TWHEEL_IDS_FREE_BITS)
+ * @cookie: the caller's cookie
+ *
+ * 40 bytes: the wheel's entry is reused for the record once the wheel has
+ * handed the timer back. A one-shot timer is only this; a timer that is,
+ * or was once, periodic is a struct twheel_ptimer (TWHEEL_TIMER_BIG).
+ */
+struct twheel_timer {
+	union {
+		struct twheel_entry entry;
+		struct {
+			struct list_head link;
+			s64 time_ns;
+		} rec;
+	};
+	u64 word;
+	u64 cookie;
+};
+
+/**
+ * struct twheel_ptimer - a timer that can be periodic
+ * @t: the timer
+ * @deadline_ns: its next deadline while pending; while queued, the first
+ *               deadline its record counts (kernel time, exact)
+ * @period_ns: its period, at least one tick; 0 for one-shot
+ */
+struct twheel_ptimer {
+	struct twheel_timer t;
+	s64 deadline_ns;
+	u64 period_ns;
+};
+
+#define TWHEEL_TIMER_QUEUED	BIT_ULL(31)	/* else pending */
+#define TWHEEL_TIMER_CLOCK_SHIFT	32
+#define TWHEEL_TIMER_CLOCK_MASK	(3ULL << TWHEEL_TIMER_CLOCK_SHIFT)
+#define TWHEEL_TIMER_BIG	BIT_ULL(34)	/* a struct twheel_ptimer */
+
+static inline u64 twheel_timer_id(const struct twheel_timer *t)
+{
+	return t->word & ~TWHEEL_IDS_FREE_BITS;
+}
+
+static inline u32 twheel_timer_clock(const struct twheel_timer *t)
+{
+	return (t->word & TWHEEL_TIMER_CLOCK_MASK) >> TWHEEL_TIMER_CLOCK_SHIFT;
+}
+
+static inline bool twheel_timer_queued(const struct twheel_timer *t)
+{
+	return t->word & TWHEEL_TIMER_QUEUED;
+}
+
+static inline struct twheel_ptimer *twheel_ptimer(struct twheel_timer *t)
+{
+	return t->word & TWHEEL_TIMER_BIG ?
+	       container_of(t, struct twheel_ptimer, t) : NULL;
+}
+
+/**
+ * struct twheel_timers - the timers of one set
+ * @clocks: their clock bases
+ * @ids: id -> struct twheel_timer, for every live timer
+ * @ready: expired timers whose records are unread, oldest first
+ * @user: the user the set is charged to (its opener), or NULL
+ * @nr_timers: live timers: pending plus queued
+ * @nr_queued: records on @ready; read without the lock by poll
+ * @max_timers: the most live timers allowed
+ * @now_ns: per clock, its present as read once in this hold of the lock
+ * @now_valid: bit per clock: @now_ns is valid (cleared at each lock)
+ * @need_wake: records were queued under the lock, with no hrtimer callback
+ *             having woken the waiters for them; the set wakes at unlock
+ * @used: a timer was created: the configuration is fixed
+ */
+struct twheel_timers {
+	struct twheel_clocks clocks;
+	struct twheel_ids ids;
+	struct list_head ready;
+	struct twheel_user *user;
+	u64 nr_timers;
+	u64 nr_queued;
+	u64 max_timers;
+	s64 now_ns[TWHEEL_NR_CLOCKS];
+	u8 now_valid;
+	bool need_wake;
+	bool used;
+};
+
+/**
+ * struct twheel_mem - the memory of one operation of a batch
+ * @obj: allocated before the lock is taken: a timer for TWHEEL_OP_ADD, a
+ *       large one for an operation with a period; after the operation,
+ *       NULL, or memory to free once the lock is dropped (unused, or a
+ *       timer the operation took out)
+ * @big: @obj is (to be) a struct twheel_ptimer
+ */
+struct twheel_mem {
+	void *obj;
+	bool big;
+};
+
+void twheel_timers_init(struct twheel_timers *tm, struct twheel_user *user,
+			u64 max_timers, u64 tick_ns, u64 trace_id);
+void twheel_timers_destroy(struct twheel_timers *tm);
+bool twheel_timers_update(struct twheel_timers *tm, u64 *budget);
+int twheel_timers_present(struct twheel_timers *tm, u32 clock, s64 *now_ns);
+#if IS_ENABLED(CONFIG_KUNIT)
+void twheel_timers_update_at(struct twheel_timers *tm, u32 clk, s64 now_ns);
+#endif
+
+struct twheel_timer *twheel_timer_find(struct twheel_timers *tm, u64 id);
+void twheel_timer_unlink(struct twheel_timers *tm, struct twheel_timer *t);
+void twheel_timer_cancel(struct twheel_timers *tm, struct twheel_timer *t);
+void twheel_timer_place(struct twheel_timers *tm, struct twheel_timer *t,
+			s64 deadline, s64 now_ns);
+void twheel_timer_status(struct twheel_timers *tm, struct twheel_timer *t,
+			 struct twheel_status *st);
+void twheel_timer_record(struct twheel_timers *tm, struct twheel_timer *t,
+			 struct twheel_event *ev, s64 *now, u8 *valid);
+void twheel_timer_consume(struct twheel_timers *tm, struct twheel_timer *t,
+			  const struct twheel_event *ev, const s64 *now,
+			  void **bulk, u32 *nbulk);
+void twheel_timer_release_bulk(void **bulk, u32 n);
+s64 twheel_periods_after(s64 d, u64 n, u64 p);
+
+void twheel_mem_alloc(struct twheel_mem *mem, const struct twheel_op *ops,
+		      u32 nr);
+void twheel_mem_free(struct twheel_mem *mem, u32 nr);
+
+int twheel_timers_op(struct twheel_timers *tm, struct twheel_op *op,
+		     struct twheel_mem *m, u32 i,
+		     int (*out)(void *arg, u32 i, const struct twheel_op *op),
+		     void *arg);
+
+int twheel_timer_cache_init(void);
+void twheel_timer_cache_exit(void);
+
+#endif /* _TWHEEL_TIMER_H */

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite of the clock bases (twheel_base.c) and their time
+ * arithmetic (twheel_time.h): ticks rounded never early and saturating,
+ * the clock index, and a base's wheel as the set drives it: cascades,
+ * the hrtimer that only wakes, a rebase after the clock went back, levels
+ * allocated and freed with use, far deadlines held.
+ */
+#include <kunit/test.h>
+#include <linux/ktime.h>
+#include <linux/list.h>
+#include <linux/timekeeping.h>
+#include <linux/wait.h>
+
+#include "twheel_kunit.h"
+#include "twheel_time.h"
+
+static void twheel_time_deadline_rounds_up(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, twheel_deadline_tick(0, MS), 0ULL);
+	KUNIT_EXPECT_EQ(test, twheel_deadline_tick(-5, MS), 0ULL);
+	KUNIT_EXPECT_EQ(test, twheel_deadline_tick(1, MS), 1ULL);
+	KUNIT_EXPECT_EQ(test, twheel_deadline_tick(MS, MS), 1ULL);
+	KUNIT_EXPECT_EQ(test, twheel_deadline_tick(MS + 1, MS), 2ULL);
+	KUNIT_EXPECT_EQ(test, twheel_deadline_tick(KTIME_MAX, MS),
+			(u64)KTIME_MAX / MS + 1);
+	KUNIT_EXPECT_EQ(test, twheel_deadline_tick(KTIME_MAX, 1),
+			(u64)KTIME_MAX);
+}
+
+static void twheel_time_now_rounds_down(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, twheel_now_tick(-1, MS), 0ULL);
+	KUNIT_EXPECT_EQ(test, twheel_now_tick(MS - 1, MS), 0ULL);
+	KUNIT_EXPECT_EQ(test, twheel_now_tick(MS, MS), 1ULL);
+	KUNIT_EXPECT_EQ(test, twheel_now_tick(KTIME_MAX, MS),
+			(u64)KTIME_MAX / MS);
+}
+
+/* Never early: a deadline's tick starts at or after the deadline. */
+static void twheel_time_never_early(struct kunit *test)
+{
+	static const s64 ticks[] = { 1, 3, 1000, MS, 7 * MS + 3 };
+	s64 ns;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(ticks); i++) {
+		for (ns = 1; ns < 5 * MS; ns += 999983) {
+			u64 t = twheel_deadline_tick(ns, ticks[i]);
+
+			KUNIT_EXPECT_GE(test, twheel_tick_ns(t, ticks[i]), ns);
+			KUNIT_EXPECT_LT(test, twheel_tick_ns(t, ticks[i]),
+					ns + ticks[i]);
+			/* Due exactly when the present reaches it. */
+			KUNIT_EXPECT_GE(test, twheel_now_tick(ns, ticks[i]) + 1, t);
+		}
+	}
+}
+
+static void twheel_time_saturates(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, twheel_tick_ns(U64_MAX, MS), KTIME_MAX);
+	KUNIT_EXPECT_EQ(test, twheel_tick_ns((u64)KTIME_MAX / MS + 1, MS),
+			KTIME_MAX);
+	KUNIT_EXPECT_EQ(test, twheel_tick_ns(5, MS), 5 * MS);
+	KUNIT_EXPECT_EQ(test, twheel_add_ns(10, KTIME_MAX), KTIME_MAX);
+	KUNIT_EXPECT_EQ(test, twheel_add_ns(KTIME_MAX - 1, 1), KTIME_MAX);
+	KUNIT_EXPECT_EQ(test, twheel_add_ns(KTIME_MAX - 1, 2), KTIME_MAX);
+	KUNIT_EXPECT_EQ(test, twheel_add_ns(5, 7), 12LL);
+}
+
+static void twheel_base_clock_index(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, twheel_clock_index(CLOCK_MONOTONIC),
+			(int)TWHEEL_CLK_MONOTONIC);
+	KUNIT_EXPECT_EQ(test, twheel_clock_index(CLOCK_BOOTTIME),
+			(int)TWHEEL_CLK_BOOTTIME);
+	KUNIT_EXPECT_EQ(test, twheel_clock_index(CLOCK_REALTIME),
+			(int)TWHEEL_CLK_REALTIME);
+	KUNIT_EXPECT_EQ(test, twheel_clock_index(CLOCK_TAI),
+			(int)TWHEEL_CLK_TAI);
+	KUNIT_EXPECT_EQ(test, twheel_clock_index(CLOCK_MONOTONIC_RAW), -EINVAL);
+	KUNIT_EXPECT_EQ(test, twheel_clock_index(CLOCK_BOOTTIME_ALARM),
+			-EINVAL);
+}
+
+/* Deadlines far away are held, not wrapped into the past. */
+static void twheel_base_saturated_deadlines(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_new(test, 16);
+
+	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 1, KTIME_MAX, 0, CLOCK_MONOTONIC, NULL), 0);
+	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 2, KTIME_MAX, TWHEEL_ABSTIME,
+				      CLOCK_REALTIME, NULL), 0);
+	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 3, KTIME_MAX, 0,
+				      CLOCK_BOOTTIME, NULL), 0);
+	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
+	ctx_update_at(ctx, TWHEEL_CLK_MONOTONIC, KTIME_MAX - 1);
+	twheel_ctx_unlock(ctx);
+	KUNIT_EXPECT_FALSE(test, twheel_ctx_readable(ctx));
+	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 3ULL);
+	twheel_ctx_destroy(ctx);
+}
+
+/* An event that only cascades queues nothing and leaves the timer armed. */
+static void twheel_base_cascade_queues_nothing(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_new(test, 16);
+	/* 64 ticks start a new level-1 slot: a deadline 10 ticks after it. */
+	s64 t0 = (ktime_get() / (64 * MS) + 3600 * 1000 / 64) * 64 * MS;
+	struct twheel_base *base;
+
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 9, t0 + 10 * MS, TWHEEL_ABSTIME,
+				      CLOCK_MONOTONIC, NULL), 0);
+	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
+	base = twheel_ctx_timers(ctx)->clocks.bases[TWHEEL_CLK_MONOTONIC];
+	/* From 32 ticks before the slot starts, its start is the event. */
+	ctx_update_at(ctx, TWHEEL_CLK_MONOTONIC, t0 - 32 * MS);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_timers(ctx)->nr_queued, 0ULL);
+	KUNIT_EXPECT_EQ(test, twheel_wheel_next(&base->wheel) * MS, (u64)t0);
+	ctx_update_at(ctx, TWHEEL_CLK_MONOTONIC, t0);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_timers(ctx)->nr_queued, 0ULL);
+	KUNIT_EXPECT_EQ(test, base->armed * MS, (u64)t0 + 10 * MS);
+	ctx_update_at(ctx, TWHEEL_CLK_MONOTONIC, t0 + 10 * MS);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_timers(ctx)->nr_queued, 1ULL);
+	KUNIT_EXPECT_TRUE(test, twheel_wheel_empty(&base->wheel));
+	twheel_ctx_unlock(ctx);
+	twheel_ctx_destroy(ctx);
+}
+
+/*
+ * The hrtimer callback only marks and wakes: no record is queued until
+ * someone uses the context, and then it is.
+ */
+static void twheel_base_hrtimer_only_wakes(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_new(test, 16);
+	struct ctx_records r = { };
+	long left;
+
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 7, 5 * MS, 0, CLOCK_MONOTONIC, NULL), 0);
+	KUNIT_EXPECT_FALSE(test, twheel_ctx_fired(ctx));
+	left = wait_event_timeout(*twheel_ctx_wqh(ctx), twheel_ctx_fired(ctx), 10 * HZ);
+	KUNIT_ASSERT_GT(test, left, 0L);
+	KUNIT_EXPECT_FALSE(test, twheel_ctx_readable(ctx));
+	KUNIT_EXPECT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, &r), 1L);
+	KUNIT_EXPECT_EQ(test, r.ev[0].cookie, 7ULL);
+	KUNIT_EXPECT_FALSE(test, twheel_ctx_fired(ctx));
+	twheel_ctx_destroy(ctx);
+}
+
+/*
+ * The clock set back behind the wheel (as CLOCK_REALTIME can be): every
+ * timer is taken out and added again, in chunks, none lost, none early,
+ * ties in order.
+ */
+static void twheel_base_rebase(struct kunit *test)
+{
+	const int n = 3 * TWHEEL_CHUNK + 17;
+	struct twheel_ctx *ctx = ctx_new(test, 4096);
+	s64 t0 = ktime_get() + 3600LL * 1000 * MS;
+	struct ctx_records r = { };
+	struct twheel_base *base;
+	long got = 0, k;
+	int i;
+
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, ctx_add(ctx, i, t0 + (i % 5) * MS,
+					      TWHEEL_ABSTIME, CLOCK_MONOTONIC, NULL), 0);
+	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
+	base = twheel_ctx_timers(ctx)->clocks.bases[TWHEEL_CLK_MONOTONIC];
+	/* Run the wheel an hour ahead of the clock, then let it catch up. */
+	ctx_update_at(ctx, TWHEEL_CLK_MONOTONIC, t0 - MS);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_timers(ctx)->nr_queued, 0ULL);
+	twheel_ctx_unlock(ctx);
+	atomic_inc(&twheel_ctx_timers(ctx)->clocks.fire_seq);
+	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
+	KUNIT_EXPECT_TRUE(test, list_empty(&base->rebase));
+	KUNIT_EXPECT_EQ(test, base->wheel.count, (u64)n);
+	KUNIT_EXPECT_LT(test, base->wheel.clk * MS, (u64)t0 - MS);
+	ctx_update_at(ctx, TWHEEL_CLK_MONOTONIC, t0 + 10 * MS);
+	twheel_ctx_unlock(ctx);
+	/* Deadline order, ties in add order: cookies 0, 5, 10, ..., 1, 6, ... */
+	for (i = 0; i < n; i += r.n) {
+		r.n = 0;
+		k = twheel_ctx_read(ctx, ARRAY_SIZE(r.ev), ctx_emit, &r);
+		KUNIT_ASSERT_GT(test, k, 0L);
+		for (k = 0; k < r.n; k++, got++) {
+			int d = 0, m = got;
+
+			while (m >= (n - d + 4) / 5) {
+				m -= (n - d + 4) / 5;
+				d++;
+			}
+			KUNIT_EXPECT_EQ(test, r.ev[k].cookie, (u64)(d + 5 * m));
+		}
+	}
+	KUNIT_EXPECT_EQ(test, got, (long)n);
+	twheel_ctx_destroy(ctx);
+}
+
+/* A wheel holds the levels its timers use, and frees them when empty. */
+static void twheel_base_levels_follow_use(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_new(test, 16);
+	struct ctx_records *r;
+	struct twheel_wheel *w;
+	u64 a, b;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, twheel_ctx_config(ctx, MS, true), 0);
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	/* Level 0: under 64 ticks; level 2: 4096 to 262143 ticks. */
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, 10 * MS, 0, CLOCK_MONOTONIC,
+				      &a), 0);
+	w = &twheel_ctx_timers(ctx)->clocks.bases[TWHEEL_CLK_MONOTONIC]->wheel;
+	KUNIT_EXPECT_NOT_NULL(test, w->lvl[0]);
+	for (i = 1; i < TWHEEL_LEVELS; i++)
+		KUNIT_EXPECT_NULL(test, w->lvl[i]);
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 2, 5000 * MS, 0, CLOCK_MONOTONIC,
+				      &b), 0);
+	KUNIT_EXPECT_NOT_NULL(test, w->lvl[2]);
+	KUNIT_EXPECT_NULL(test, w->lvl[1]);
+	/* An empty wheel keeps no level. */
+	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, a, NULL), 0);
+	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, b, NULL), 0);
+	for (i = 0; i < TWHEEL_LEVELS; i++)
+		KUNIT_EXPECT_NULL(test, w->lvl[i]);
+	/* Cascades take the levels they need, and give them back. */
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 3, 5000 * MS, 0, CLOCK_MONOTONIC,
+				      &b), 0);
+	ctx_advance(test, ctx, 4999 * MS);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_timers(ctx)->nr_queued, 0ULL);
+	KUNIT_EXPECT_NULL(test, w->lvl[2]);
+	ctx_advance(test, ctx, MS);
+	KUNIT_ASSERT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, r), 1L);
+	KUNIT_EXPECT_EQ(test, r->ev[0].id, b);
+	KUNIT_EXPECT_EQ(test, r->ev[0].time_ns, 5000 * MS);
+	for (i = 0; i < TWHEEL_LEVELS; i++)
+		KUNIT_EXPECT_NULL(test, w->lvl[i]);
+	twheel_ctx_destroy(ctx);
+}
+
+static struct kunit_case twheel_base_cases[] = {
+	KUNIT_CASE(twheel_time_deadline_rounds_up),
+	KUNIT_CASE(twheel_time_now_rounds_down),
+	KUNIT_CASE(twheel_time_never_early),
+	KUNIT_CASE(twheel_time_saturates),
+	KUNIT_CASE(twheel_base_clock_index),
+	KUNIT_CASE(twheel_base_saturated_deadlines),
+	KUNIT_CASE(twheel_base_cascade_queues_nothing),
+	KUNIT_CASE(twheel_base_hrtimer_only_wakes),
+	KUNIT_CASE(twheel_base_rebase),
+	KUNIT_CASE(twheel_base_levels_follow_use),
+	{}
+};
+
+static struct kunit_suite twheel_base_suite = {
+	.name = "twheel_base",
+	.test_cases = twheel_base_cases,
+};
+
+kunit_test_suite(twheel_base_suite);
