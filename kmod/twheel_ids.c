@@ -2,6 +2,10 @@
 /*
  * twheel_ids.c - timer ids: slots reused, a generation in the id.
  *
+ * A utility of the timers layer (twheel_timer.c, twheel_op.c), which
+ * keeps its timers here; it calls nothing of twheel's but the memory
+ * policy of twheel_user.h (TWHEEL_GFP).
+ *
  * Slot values: a live slot holds its object's pointer (bit 0 clear, as
  * objects are aligned); a free slot holds 1 | (next free slot + 1) << 1 |
  * (generation of its next use) << 32; a retired slot holds all ones.

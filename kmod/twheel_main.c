@@ -4,9 +4,11 @@
  * timing wheel.
  *
  * This file is the module's entry point: it registers the misc device
- * /dev/twheel. Any user may open it (mode 0666), as anyone may create a
- * timerfd; what one open file may hold is bounded per fd, and what one
- * user may hold over all their fds per user (twheel_user.c).
+ * /dev/twheel, whose files are the top layer (twheel_dev.c; README.md
+ * sketches the layers below it). Any user may open it (mode 0666), as
+ * anyone may create a timerfd; what one open file may hold is bounded per
+ * fd, and what one user may hold over all their fds per user
+ * (twheel_user.c).
  *
  * The device has a fixed number, misc minor TWHEEL_MINOR, and the module
  * the aliases that go with it ("devname:twheel", "char-major-10-250"),

@@ -30,6 +30,11 @@
  * own events (the kernel has a timer_cancel).
  *
  * Disabled, an event costs a patched-out branch.
+ *
+ * The events are created (CREATE_TRACE_POINTS) in twheel_timer.c, whose
+ * Kbuild flags let <trace/define_trace.h> find this header; the timers
+ * (twheel_timer.c, twheel_op.c) emit the timer events, the clock bases
+ * (twheel_base.c) twheel_wheel_advance.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM twheel

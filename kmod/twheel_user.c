@@ -2,6 +2,11 @@
 /*
  * twheel_user.c - per-user accounting and limits.
  *
+ * Beside the layers: the device charges an fd at open and gives it back
+ * at close, the timers charge id slots as they take them; this file calls
+ * nothing of theirs. twheel_user.h also says how a user's allocations are
+ * made (TWHEEL_GFP).
+ *
  * /dev/twheel is open to every user, so what one user may make the kernel
  * hold through it is bounded per user, as epoll bounds watches
  * (fs.epoll.max_user_watches) and inotify instances and watches: whatever

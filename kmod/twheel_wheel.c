@@ -5,7 +5,9 @@
  * A pure data structure: no locks, no allocation, no clock reads. The
  * caller serialises every call on one wheel and passes the time in, in
  * ticks. The same file builds as ordinary userspace C through
- * tests/wheel/twheel_shim.h.
+ * tests/wheel/twheel_shim.h. The bottom layer: the clock bases
+ * (twheel_base.c) own the wheels and give them their levels; this file
+ * calls nothing of twheel's.
  *
  * Placement. A tick is read as 11 digits of 6 bits (the top digit has only
  * the 4 bits 60..63). An entry whose deadline is after the clock goes to
