@@ -30,9 +30,9 @@
 
 #include "twheel_base.h"
 #include "twheel_compat.h"
-#include "twheel_user.h"
 #include "twheel_time.h"
 #include "twheel_trace.h"
+#include "twheel_user.h"
 
 static struct kmem_cache *twheel_base_cache;
 
@@ -394,7 +394,6 @@ bool twheel_clocks_wall_due(struct twheel_clocks *clocks)
 	return (rt != KTIME_MAX && ktime_get_real() >= rt) ||
 	       (tai != KTIME_MAX && ktime_get_clocktai() >= tai);
 }
-EXPORT_SYMBOL_IF_KUNIT(twheel_clocks_wall_due);
 
 /*
  * The base that runs timers of @clock: its own, or on a manual clock the

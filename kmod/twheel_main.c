@@ -29,8 +29,8 @@
 #include <linux/module.h>
 #include <linux/sysfs.h>
 
-#include "twheel_stats.h"
 #include "twheel_dev.h"
+#include "twheel_stats.h"
 
 /* Misc minors 243-254 are reserved for local use (devices.txt). */
 #define TWHEEL_MINOR	250

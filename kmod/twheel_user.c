@@ -50,7 +50,6 @@
 #include <linux/user_namespace.h>
 #include <kunit/visibility.h>
 
-#include "twheel_ids.h"
 #include "twheel_user.h"
 
 /**
