@@ -47,31 +47,6 @@ static void raise_limit(const char *path, long long v)
 
 /* ---- measuring ---- */
 
-/* Slab + VmallocUsed, in bytes. */
-static long long kmem_bytes(void)
-{
-	return (meminfo("Slab") + meminfo("VmallocUsed")) * 1024;
-}
-
-/* Give every cache's empty slabs back, so that before and after compare. */
-static void shrink_slabs(void)
-{
-	DIR *d = opendir("/sys/kernel/slab");
-	struct dirent *e;
-	char path[512];
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink",
-			 e->d_name);
-		twt_sysfs_write(path, "1");
-	}
-	closedir(d);
-}
-
 /* /proc/slabinfo: per cache, the bytes of its slabs. */
 #define MAX_CACHES	512
 struct slabs {

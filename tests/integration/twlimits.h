@@ -2,11 +2,12 @@
 /*
  * twlimits.h - for the integration tests that change the per-user limits
  * (users.c, fdmem.c): run a case's body so that the limits are written
- * back whatever happens to it, and read /proc/meminfo.
+ * back whatever happens to it; read /proc/meminfo and shrink the slabs.
  */
 #ifndef TWLIMITS_H
 #define TWLIMITS_H
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -113,6 +114,31 @@ static long long meminfo(const char *key)
 	fclose(f);
 	CHECK(v >= 0);
 	return v;
+}
+
+/* Slab + VmallocUsed, in bytes. */
+static long long kmem_bytes(void)
+{
+	return (meminfo("Slab") + meminfo("VmallocUsed")) * 1024;
+}
+
+/* Give every cache's empty slabs back, so that before and after compare. */
+static void shrink_slabs(void)
+{
+	DIR *d = opendir("/sys/kernel/slab");
+	struct dirent *e;
+	char path[512];
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink",
+			 e->d_name);
+		twt_sysfs_write(path, "1");
+	}
+	closedir(d);
 }
 
 #endif /* TWLIMITS_H */

@@ -869,31 +869,6 @@ static void proc_file_body(void)
 
 static void proc_file(void) { restoring(proc_file_body); }
 
-/* Sum of /proc/meminfo Slab and VmallocUsed, in bytes. */
-static long long kmem_bytes(void)
-{
-	return (meminfo("Slab") + meminfo("VmallocUsed")) * 1024;
-}
-
-/* Give the slab caches' empty slabs back (for fair before/after sums). */
-static void shrink_slabs(void)
-{
-	DIR *d = opendir("/sys/kernel/slab");
-	struct dirent *e;
-	char path[512];
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink",
-			 e->d_name);
-		twt_sysfs_write(path, "1");
-	}
-	closedir(d);
-}
-
 /* The kernel's count of OOM kills (/proc/vmstat oom_kill), or -1. */
 static long long oom_kills(void)
 {
