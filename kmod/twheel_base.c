@@ -305,12 +305,10 @@ void twheel_clocks_reset(struct twheel_clocks *clocks, u64 tick_ns,
 {
 	int i;
 
+	twheel_clocks_stop(clocks);
+	twheel_clocks_free(clocks);
 	for (i = 0; i < TWHEEL_NR_CLOCKS; i++) {
 		WRITE_ONCE(clocks->armed_ns[i], KTIME_MAX);
-		if (!clocks->bases[i])
-			continue;
-		hrtimer_cancel(&clocks->bases[i]->hrtimer);
-		twheel_base_free(clocks->bases[i]);
 		clocks->bases[i] = NULL;
 	}
 	clocks->tick_ns = tick_ns;

@@ -103,13 +103,16 @@ static int twheel_op_add(struct twheel_timers *tm, struct twheel_op *op,
 
 /*
  * Checks of TWHEEL_OP_MODIFY that change nothing; then op->result is what
- * the timer was.
+ * the timer was, *@now_ns the present and *@deadline the new deadline
+ * (kernel time), whose wheel level is there.
  */
 static int twheel_op_modify_check(struct twheel_timers *tm,
 				  struct twheel_op *op, void *obj,
-				  struct twheel_timer **tp, s64 *now_ns)
+				  struct twheel_timer **tp, s64 *now_ns,
+				  s64 *deadline)
 {
 	struct twheel_timer *t;
+	u32 clock;
 	int ret;
 
 	if (op->flags & ~(TWHEEL_ABSTIME | TWHEEL_SET_COOKIE) ||
@@ -120,14 +123,14 @@ static int twheel_op_modify_check(struct twheel_timers *tm,
 		return -ENOENT;
 	if (op->period_ns && !twheel_ptimer(t) && !obj)
 		return -ENOMEM;
-	ret = twheel_timers_present(tm, twheel_timer_clock(t), now_ns);
+	clock = twheel_timer_clock(t);
+	ret = twheel_timers_present(tm, clock, now_ns);
 	if (ret)
 		return ret;
-	ret = twheel_base_prepare(twheel_base_of(&tm->clocks,
-						 twheel_timer_clock(t)),
-				  twheel_op_deadline(tm, twheel_timer_clock(t),
-						     op->flags, op->expires_ns,
-						     *now_ns));
+	*deadline = twheel_op_deadline(tm, clock, op->flags, op->expires_ns,
+				       *now_ns);
+	ret = twheel_base_prepare(twheel_base_of(&tm->clocks, clock),
+				  *deadline);
 	if (ret)
 		return ret;
 	op->result = twheel_timer_queued(t) ? TWHEEL_STATE_QUEUED :
@@ -140,12 +143,11 @@ static int twheel_op_modify_check(struct twheel_timers *tm,
 static void twheel_op_modify_apply(struct twheel_timers *tm,
 				   const struct twheel_op *op,
 				   struct twheel_mem *m, struct twheel_timer *t,
-				   s64 now_ns)
+				   s64 now_ns, s64 deadline)
 {
 	u32 clock = twheel_timer_clock(t);
 	struct twheel_base *base;
 	struct twheel_ptimer *pt;
-	s64 deadline;
 
 	twheel_timer_unlink(tm, t);
 	if (op->period_ns && !twheel_ptimer(t)) {
@@ -164,8 +166,6 @@ static void twheel_op_modify_apply(struct twheel_timers *tm,
 		pt->period_ns = twheel_op_period(tm, op->period_ns);
 	if (op->flags & TWHEEL_SET_COOKIE)
 		t->cookie = op->cookie;
-	deadline = twheel_op_deadline(tm, clock, op->flags, op->expires_ns,
-				      now_ns);
 	trace_twheel_timer_modify(tm->clocks.trace_id, op->id, t->cookie,
 				  twheel_clock_id(clock), deadline,
 				  pt ? pt->period_ns : 0, op->result);
@@ -241,7 +241,7 @@ int twheel_timers_op(struct twheel_timers *tm, struct twheel_op *op,
 		     void *arg)
 {
 	struct twheel_timer *t = NULL;
-	s64 now_ns = 0;
+	s64 now_ns = 0, deadline = 0;
 	int ret = -EINVAL;
 
 	twheel_op_clear(op);
@@ -261,12 +261,13 @@ int twheel_timers_op(struct twheel_timers *tm, struct twheel_op *op,
 		tm->used = true;
 		return 0;
 	case TWHEEL_OP_MODIFY:
-		ret = twheel_op_modify_check(tm, op, m->obj, &t, &now_ns);
+		ret = twheel_op_modify_check(tm, op, m->obj, &t, &now_ns,
+					     &deadline);
 		if (ret)
 			break;
 		ret = out(arg, i, op);
 		if (!ret)
-			twheel_op_modify_apply(tm, op, m, t, now_ns);
+			twheel_op_modify_apply(tm, op, m, t, now_ns, deadline);
 		return ret;
 	case TWHEEL_OP_CANCEL:
 		if (op->flags)
