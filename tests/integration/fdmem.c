@@ -20,7 +20,6 @@
  * whatever happened to the case (see restoring()).
  */
 #include <dirent.h>
-#include <grp.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 
@@ -313,9 +312,7 @@ static void closing_gives_back_body(void)
 		if (pid[k])
 			continue;
 		close(ready[0]);
-		CHECK_OK(setgroups(0, NULL));
-		CHECK_OK(setgid(NOBODY));
-		CHECK_OK(setuid(NOBODY));
+		twt_become(NOBODY);
 		{
 			int fd[3];
 

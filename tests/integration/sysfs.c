@@ -11,7 +11,6 @@
  */
 #include "twtest.h"
 
-#include <grp.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -132,9 +131,7 @@ static void stats_root_only(void)
 	if (!pid) {
 		int fd;
 
-		CHECK_OK(setgroups(0, NULL));
-		CHECK_OK(setgid(65534));
-		CHECK_OK(setuid(65534));
+		twt_become(65534);
 		fd = twt_open(0);
 		twt_add_rel(fd, 1, 3600 * TWT_S);
 		for (i = 0; i < NSTATS; i++) {

@@ -148,6 +148,7 @@ int main(void)								\
  * report the caller's file and line.
  */
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <stdint.h>
 #include <time.h>
@@ -652,6 +653,17 @@ static inline uint64_t twt_rand(uint64_t *s)
 	x ^= x >> 27;
 	*s = x;
 	return x * 0x2545F4914F6CDD1DULL;
+}
+
+/*
+ * twt_become(uid): this process drops root for @uid (its gid the same, no
+ * supplementary groups), as an unprivileged user of the device would be.
+ */
+static inline void twt_become(uid_t uid)
+{
+	CHECK_OK(setgroups(0, NULL));
+	CHECK_OK(setgid(uid));
+	CHECK_OK(setuid(uid));
 }
 
 /* twt_sysfs_read(path): a sysfs integer, or -1. */

@@ -21,7 +21,6 @@
  * case asks them over a pipe.
  */
 #include <dirent.h>
-#include <grp.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 
@@ -420,9 +419,7 @@ static struct worker worker_start(unsigned int uid)
 			if (i != to[0] && i != from[1])
 				close(i);
 		if (uid) {
-			CHECK_OK(setgroups(0, NULL));
-			CHECK_OK(setgid(uid));
-			CHECK_OK(setuid(uid));
+			twt_become(uid);
 		}
 		CHECK_EQ(geteuid(), uid);
 		for (i = 0; i < W_FDS; i++)
@@ -601,9 +598,7 @@ static void defaults_body(void)
 	pid = fork();
 	CHECK(pid >= 0);
 	if (!pid) {
-		CHECK_OK(setgroups(0, NULL));
-		CHECK_OK(setgid(NOBODY));
-		CHECK_OK(setuid(NOBODY));
+		twt_become(NOBODY);
 		for (i = 0; i < 4; i++) {
 			CHECK(twt_sysfs_read(files[i]) >= 1);
 			CHECK_ERR(open(files[i], O_WRONLY), EACCES);
@@ -852,9 +847,7 @@ static void proc_file_body(void)
 	pid = fork();
 	CHECK(pid >= 0);
 	if (!pid) {
-		CHECK_OK(setgroups(0, NULL));
-		CHECK_OK(setgid(NOBODY));
-		CHECK_OK(setuid(NOBODY));
+		twt_become(NOBODY);
 		fd = twt_open(0);
 		CHECK_ERR(open(PROC_USERS, O_RDONLY), EACCES);
 		CHECK_ERR(open(PROC_USERS, O_WRONLY), EACCES);
