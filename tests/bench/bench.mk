@@ -25,7 +25,7 @@ bench-bin: $(BENCH_BIN)
 
 $(BENCH_BIN): $(BENCH_SRC) $(BENCH_DIR)/user/bench.h $(LIB_DEPS)
 	@mkdir -p $(BENCH_OUT)
-	$(CC) $(USER_CFLAGS) -Iuserspace/lib -static -o $@ $(BENCH_SRC) $(LIB_SRC)
+	$(CC) $(USER_CFLAGS) -Iuserspace/lib -static -o $@ $(BENCH_SRC) $(LIB_SRC) -lm
 
 bench: $(BENCH_BIN)
 	@tests/deps.sh --check >/dev/null 2>&1 || tests/deps.sh

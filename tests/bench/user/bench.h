@@ -7,15 +7,21 @@
  * twheel-bench runs inside the stock-kernel VM and prints one line per
  * measurement to its results file:
  *
- *	R cost   CG OP IMPL N REP NS_PER_OP OPS
- *	R expiry CG IMPL K REP WALL_NS CPU_NS_PER_REC SYS_NS_PER_REC
+ *	R cost   CG MODE OP IMPL N REP NS_PER_OP OPS
+ *	R costx  CG MODE IMPL N REP IN_LOOPS DRAINED
+ *	R expiry CG IMPL K REP BUSY_NS_PER_REC CPU_NS_PER_REC WALL_NS
  *	R late   CG IMPL TICK_NS REP P50 P99 MAX EARLY COUNT
  *	Q late   CG IMPL TICK_NS REP QUANTILE VALUE_NS
- *	R mem    CG PATTERN LIVE REP CACHE_B INDEX_B MEMCG_B SLABINFO_B
+ *	R mem    CG PATTERN LIVE REP TW_CACHES_B INDEX_B MEMCG_B SLABINFO_B
+ *		 SLAB_B SUNRECLAIM_B VMALLOC_B MEMAVAIL_B
+ *	R idle   CG WHAT NS BUSY_NS       (check of the busy-time clock)
  *	M KEY VALUE...                      (facts about the run)
  *
  * CG is "root" (no memory cgroup) or "memcg" (inside a fresh cgroup v2
- * memory group). tests/bench/report.py turns them into the report.
+ * memory group). MODE is "span" (deadlines in one 30 s span an hour
+ * ahead) or "spread" (log-uniform from 1 s to 1 h after the operation).
+ * Times are CLOCK_MONOTONIC nanoseconds: under QEMU's -icount shift=0,
+ * guest instructions. tests/bench/report.py turns them into the report.
  */
 #ifndef TWHEEL_BENCH_H
 #define TWHEEL_BENCH_H
@@ -41,7 +47,8 @@ struct bench_opts {
 	long ops;		/* operations per kind per rep (cost phase) */
 	long late_n;		/* timers of the lateness phase */
 	long mem_live;		/* live timers of the memory phase */
-	const char *phases;	/* letters: c(ost) e(xpiry) l(ateness) m(emory) */
+	const char *phases;	/* letters: c(ost, one span) s(pread cost)
+				 * e(xpiry) l(ateness) m(emory) */
 	uint64_t seed;
 };
 
@@ -109,8 +116,15 @@ static inline struct rng rng_make(uint64_t a, uint64_t b, uint64_t c)
 
 void *xcalloc(size_t n, size_t size);
 
-/* /proc/stat: CPU time of all CPUs not idle, in ns (USER_HZ resolution). */
-int64_t sys_busy_ns(void);
+/*
+ * CPU 0's idle time in ns (idle_sleeptime + iowait_sleeptime of "cpu: 0"
+ * in /proc/timer_list). Call it on CPU 0 (twheel-bench pins itself
+ * there), so that CPU 0 is not inside an idle period whose time is not
+ * yet added, and only while few hrtimers are armed (the file lists them
+ * all). busy = elapsed CLOCK_MONOTONIC - idle: everything CPU 0 did,
+ * process, kernel and interrupt work alike.
+ */
+int64_t cpu0_idle_ns(void);
 
 /* cgroup v2 memory group of this run (memcg mode); NULL in root mode. */
 extern const char *cg_dir;
@@ -160,7 +174,7 @@ uint32_t heap_pop(struct heap *h);
 void heap_rearm(struct heap *h);
 int64_t heap_deadline(const struct heap *h, uint32_t handle);
 
-void phase_cost(void);
+void phase_cost(int spread);
 void phase_expiry(void);
 void phase_lateness(void);
 void phase_memory(void);

@@ -9,7 +9,9 @@
  * the results file (format in bench.h). Run it as root in the guest, with
  * twheel.ko loaded.
  */
+#define _GNU_SOURCE
 #include <fcntl.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
@@ -26,8 +28,8 @@ struct bench_opts opt = {
 	.kmax = 100000,
 	.ops = 8192,
 	.late_n = 10000,
-	.mem_live = 50000,
-	.phases = "celm",
+	.mem_live = 100000,
+	.phases = "cselm",
 	.seed = 0x74776865656c2131ULL,
 };
 FILE *results;
@@ -82,27 +84,71 @@ void *xcalloc(size_t n, size_t size)
 	return p;
 }
 
-int64_t sys_busy_ns(void)
+int64_t cpu0_idle_ns(void)
 {
-	unsigned long long v[10] = { 0 };
-	long hz = sysconf(_SC_CLK_TCK);
-	FILE *f = fopen("/proc/stat", "r");
-	int64_t busy;
-	int i;
+	char line[256];
+	long long v, idle = -1, iowait = -1;
+	int cpu = -1;
+	FILE *f = fopen("/proc/timer_list", "r");
 
 	if (!f)
-		return -1;
-	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
-		   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) != 8) {
-		fclose(f);
-		return -1;
+		die("open /proc/timer_list");
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "cpu: %d", &cpu) == 1)
+			continue;
+		if (cpu != 0)
+			continue;
+		if (sscanf(line, " .idle_sleeptime : %lld nsecs", &v) == 1)
+			idle = v;
+		else if (sscanf(line, " .iowait_sleeptime: %lld nsecs", &v) == 1)
+			iowait = v;
 	}
 	fclose(f);
-	busy = 0;
-	for (i = 0; i < 8; i++)
-		if (i != 3 && i != 4)	/* idle, iowait */
-			busy += v[i];
-	return busy * (NSEC / hz);
+	if (idle < 0 || iowait < 0)
+		die("/proc/timer_list: no idle_sleeptime/iowait_sleeptime for cpu 0");
+	return idle + iowait;
+}
+
+/*
+ * Checks of the busy clock, reported: a 100 ms sleep should be close to
+ * 0 busy, a 50 ms spin close to 50 ms busy.
+ */
+static void check_idle_clock(void)
+{
+	struct timespec ts = { .tv_nsec = 100000000 };
+	int64_t i0, t0, t1, i1;
+
+	i0 = cpu0_idle_ns();
+	t0 = mono_ns();
+	nanosleep(&ts, NULL);
+	t1 = mono_ns();
+	i1 = cpu0_idle_ns();
+	result("R idle %s sleep %lld %lld", opt.cg, (long long)(t1 - t0),
+	       (long long)((t1 - t0) - (i1 - i0)));
+	i0 = cpu0_idle_ns();
+	t0 = mono_ns();
+	while (mono_ns() - t0 < 50000000)
+		;
+	t1 = mono_ns();
+	i1 = cpu0_idle_ns();
+	result("R idle %s spin %lld %lld", opt.cg, (long long)(t1 - t0),
+	       (long long)((t1 - t0) - (i1 - i0)));
+}
+
+/*
+ * Everything on CPU 0: the busy clock above is CPU 0's, and an hrtimer
+ * armed by a task running on a CPU stays on that CPU (with timer
+ * migration off), so timer interrupts land where they are counted, for
+ * every implementation alike.
+ */
+static void pin_cpu0(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity(CPU 0)");
 }
 
 static void write_file(const char *path, const char *s, int must)
@@ -221,7 +267,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: twheel-bench [-c root|memcg] [-r REPS] [-n NMAX] [-k KMAX]\n"
 		"       [-o OPS] [-l LATE_N] [-m MEM_LIVE] [-p PHASES] [-s SEED] -f RESULTS\n"
-		"  PHASES: letters c (cost), e (expiry), l (lateness), m (memory)\n");
+		"  PHASES: letters c (cost, deadlines in one span), s (cost, spread\n"
+		"  deadlines), e (expiry), l (lateness), m (memory)\n");
 	exit(2);
 }
 
@@ -276,7 +323,10 @@ int main(int argc, char **argv)
 	raise_limits();
 	if (!strcmp(opt.cg, "memcg"))
 		enter_cgroup();
+	write_file("/proc/sys/kernel/timer_migration", "0", 0);
+	pin_cpu0();
 	facts();
+	check_idle_clock();
 	if (strchr(opt.phases, 'm'))
 		phase_memory();
 	if (strchr(opt.phases, 'l'))
@@ -284,7 +334,9 @@ int main(int argc, char **argv)
 	if (strchr(opt.phases, 'e'))
 		phase_expiry();
 	if (strchr(opt.phases, 'c'))
-		phase_cost();
+		phase_cost(0);
+	if (strchr(opt.phases, 's'))
+		phase_cost(1);
 	note("done");
 	fclose(results);
 	return 0;

@@ -12,19 +12,26 @@
  *	survivor64: mem_live rounds of 64 adds and 63 cancels
  *
  * Counted from just after the fd's first timer (its per-clock wheel is per
- * fd, not per timer) and a shrink of the cache (so that free room left by
- * earlier runs does not absorb the new timers) to the end, divided by the
- * live timers added since:
- *	CACHE_B:    the twheel_timer slab cache's own counters,
- *		    /sys/kernel/slab/twheel_timer/slabs x (PAGE_SIZE << order):
- *		    the pages the cache holds (partly empty slabs included)
- *	INDEX_B:    the fd's id index, fdinfo's index_bytes
- *	MEMCG_B:    in memcg mode, the memory cgroup's slab counters
- *		    (memory.stat slab_reclaimable + slab_unreclaimable): every
- *		    slab byte charged, the index included; -1 in root mode
- *	SLABINFO_B: /proc/slabinfo's line of the cache (under the name of a
- *		    cache it was merged with, if it was), num_slabs x
- *		    pagesperslab x 4096; -1 if absent
+ * fd, not per timer) to the end, divided by the live timers added since.
+ * Before each reading every slab cache is shrunk (/sys/kernel/slab/x/
+ * shrink, as tests/integration/twlimits.h does) and the page cache
+ * dropped, so that free room left by earlier runs does not absorb the new
+ * timers and the whole-system figures hold as little else as can be:
+ *	TW_CACHES_B:  twheel's timer caches (twheel_timer, twheel_ptimer),
+ *		      slabs x (PAGE_SIZE << order) from /sys/kernel/slab
+ *	INDEX_B:      the fd's id index, fdinfo's index_bytes
+ *	MEMCG_B:      in memcg mode, the memory cgroup's slab counters
+ *		      (memory.stat slab_reclaimable + slab_unreclaimable);
+ *		      -1 in root mode
+ *	SLABINFO_B:   the whole of /proc/slabinfo: num_slabs x pagesperslab x
+ *		      PAGE_SIZE summed over every cache (what slabtop shows)
+ *	SLAB_B, SUNRECLAIM_B, VMALLOC_B: /proc/meminfo's Slab, SUnreclaim,
+ *		      VmallocUsed
+ *	MEMAVAIL_B:   the fall of /proc/meminfo's MemAvailable (what an
+ *		      administrator sees go: every kernel and user page)
+ * The whole-system figures include whatever else the guest allocated
+ * meanwhile; with 10^5 live timers or more that is a small fraction of a
+ * byte per timer.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -32,62 +39,21 @@
 
 #include "bench.h"
 
-#define SLAB "/sys/kernel/slab/twheel_timer/"
-
 enum { P_DENSE, P_CHURN, P_SURV, NR_P };
 static const char *const p_name[NR_P] = { "dense", "churn", "survivor64" };
 
 struct counters {
-	long long cache, index, memcg, slabinfo;
+	long long caches, index, memcg, slabinfo, slab, sunreclaim, vmalloc,
+		  memavail;
 };
 
-/*
- * The name /proc/slabinfo shows the twheel_timer cache under: its own, or
- * when SLUB merged it with other caches of the same size and flags, the
- * name of one of the caches merged with it (sysfs links them all to one
- * ":A-..." directory; slabinfo lists the group once).
- */
-static char slabinfo_names[64][64];
-static int nr_slabinfo_names;
-
-static void find_slabinfo_names(void)
-{
-	char target[256], t2[256], path[320];
-	struct dirent *d;
-	ssize_t len;
-	DIR *dir;
-
-	nr_slabinfo_names = 0;
-	strcpy(slabinfo_names[nr_slabinfo_names++], "twheel_timer");
-	len = readlink("/sys/kernel/slab/twheel_timer", target,
-		       sizeof(target) - 1);
-	if (len <= 0)
-		return;
-	target[len] = 0;
-	dir = opendir("/sys/kernel/slab");
-	if (!dir)
-		return;
-	while ((d = readdir(dir)) && nr_slabinfo_names < 64) {
-		if (strlen(d->d_name) >= 64)
-			continue;
-		snprintf(path, sizeof(path), "/sys/kernel/slab/%s", d->d_name);
-		len = readlink(path, t2, sizeof(t2) - 1);
-		if (len <= 0)
-			continue;
-		t2[len] = 0;
-		if (!strcmp(t2, target) && strcmp(d->d_name, "twheel_timer"))
-			strcpy(slabinfo_names[nr_slabinfo_names++], d->d_name);
-	}
-	closedir(dir);
-}
-
+/* The whole of /proc/slabinfo, in bytes; -1 if absent. */
 static long long slabinfo_bytes(void)
 {
 	char line[512], name[64];
 	long long act, num, osz, per, pages, aslabs, nslabs;
-	long long v = -1;
+	long long v = -1, page = sysconf(_SC_PAGESIZE);
 	FILE *f = fopen("/proc/slabinfo", "r");
-	int i;
 
 	if (!f)
 		return -1;
@@ -96,12 +62,43 @@ static long long slabinfo_bytes(void)
 			   name, &act, &num, &osz, &per, &pages, &aslabs,
 			   &nslabs) != 8)
 			continue;
-		for (i = 0; i < nr_slabinfo_names; i++)
-			if (!strcmp(name, slabinfo_names[i]) && v < 0)
-				v = nslabs * pages * 4096;
+		v = (v < 0 ? 0 : v) + nslabs * pages * page;
 	}
 	fclose(f);
 	return v;
+}
+
+/* A /proc/meminfo field, in bytes. */
+static long long meminfo(const char *key)
+{
+	char line[256];
+	size_t len = strlen(key);
+	long long v = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		die("open /proc/meminfo");
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, len) && line[len] == ':')
+			v = atoll(line + len + 1) * 1024;
+	fclose(f);
+	if (v < 0)
+		die("/proc/meminfo has no %s", key);
+	return v;
+}
+
+/* The pages a cache holds (partly empty slabs included), or 0. */
+static long long cache_bytes(const char *name)
+{
+	char path[128];
+	long long slabs, order;
+
+	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/slabs", name);
+	slabs = bench_read_ll(path);
+	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/order", name);
+	order = bench_read_ll(path);
+	return slabs >= 0 && order >= 0 ?
+		slabs * (sysconf(_SC_PAGESIZE) << order) : 0;
 }
 
 static long long fdinfo_index(int fd)
@@ -121,26 +118,49 @@ static long long fdinfo_index(int fd)
 	return v;
 }
 
-/* Release the cache's empty slabs and per-CPU partial lists (root). */
+/* Every cache's empty slabs and per-CPU partial lists back; page cache. */
 static void shrink(void)
 {
-	FILE *f = fopen(SLAB "shrink", "w");
+	char path[512];
+	struct dirent *e;
+	DIR *d = opendir("/sys/kernel/slab");
+	FILE *f;
 
+	sync();
+	f = fopen("/proc/sys/vm/drop_caches", "w");
 	if (f) {
-		fputs("1", f);
+		fputs("3", f);
 		fclose(f);
 	}
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink",
+			 e->d_name);
+		f = fopen(path, "w");
+		if (f) {
+			fputs("1", f);
+			fclose(f);
+		}
+	}
+	closedir(d);
 }
 
 static void sample(int fd, struct counters *c)
 {
-	long long slabs = bench_read_ll(SLAB "slabs"), order = bench_read_ll(SLAB "order");
-
-	c->cache = slabs >= 0 && order >= 0 ? slabs * (4096LL << order) : -1;
+	shrink();
+	c->caches = cache_bytes("twheel_timer") + cache_bytes("twheel_ptimer");
 	c->index = fdinfo_index(fd);
 	c->memcg = cg_dir ? cg_stat("slab_reclaimable") +
 			    cg_stat("slab_unreclaimable") : -1;
 	c->slabinfo = slabinfo_bytes();
+	c->slab = meminfo("Slab");
+	c->sunreclaim = meminfo("SUnreclaim");
+	c->vmalloc = meminfo("VmallocUsed");
+	/* A fall of MemAvailable is memory used: counted as a rise. */
+	c->memavail = -meminfo("MemAvailable");
 }
 
 struct mctx {
@@ -262,7 +282,6 @@ void phase_memory(void)
 		link[len] = 0;
 		result("M slab_merged %s", link);
 	}
-	find_slabinfo_names();
 	result("M slabinfo %s", access("/proc/slabinfo", R_OK) ? "absent" :
 	       "present");
 	memset(&m, 0, sizeof(m));
@@ -281,16 +300,16 @@ void phase_memory(void)
 				die("twheel_open");
 			adds(&m, 1);
 			m.n = 0;
-			shrink();
 			sample(m.fd, &a);
 			pattern(&m, p, live);
 			sample(m.fd, &b);
 			if (m.n != live)
 				die("memory: %ld live, expected %ld", m.n, live);
-#define PER(f) (a.f >= 0 && b.f >= 0 ? (double)(b.f - a.f) / live : -1.0)
-			result("R mem %s %s %ld %d %.2f %.2f %.2f %.2f", opt.cg,
-			       p_name[p], live, rep, PER(cache), PER(index),
-			       PER(memcg), PER(slabinfo));
+#define PER(f) (a.f != -1 && b.f != -1 ? (double)(b.f - a.f) / live : -1.0)
+			result("R mem %s %s %ld %d %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f",
+			       opt.cg, p_name[p], live, rep, PER(caches),
+			       PER(index), PER(memcg), PER(slabinfo), PER(slab),
+			       PER(sunreclaim), PER(vmalloc), PER(memavail));
 #undef PER
 			close(m.fd);
 			note("memory: %s rep %d: %.1fs", p_name[p], rep,
