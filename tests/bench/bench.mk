@@ -5,21 +5,28 @@
 # kernel under QEMU. Included by the top-level Makefile (paths are
 # relative to the repo root).
 #
-#   make bench                  full run (BENCH_REPS=5, BENCH_NMAX=1000000)
+#   make bench                  full run (BENCH_REPS=5, BENCH_NMAX=1000000):
+#                               a wall-clock boot and an icount boot
+#   make bench BENCH_CLOCK=wall the wall-clock boot only
 #   make bench BENCH_QUICK=1    N up to 10^4, 2 reps (a few minutes)
-#   make bench-report           redo the report from build/bench/results.txt
+#   make bench-report           redo the report from build/bench/results-*.txt
+#   make bench-publish          the full bench, then docs/benchmarks.md and
+#                               docs/bench/*.png from it (BENCH_QUICK=1 for
+#                               development: the page then says so)
+#   make bench-page-check       every command docs/benchmarks.md shows exists
 #
 # Writes build/bench/bench.md (printed), cost-vs-n.png, lateness.png.
 
 BENCH_REPS	?= 5
 BENCH_NMAX	?= 1000000
 BENCH_QUICK	?= 0
+BENCH_CLOCK	?= icount
 BENCH_DIR	:= tests/bench
 BENCH_OUT	:= build/bench
 BENCH_BIN	:= $(BENCH_OUT)/twheel-bench
 BENCH_SRC	:= $(wildcard $(BENCH_DIR)/user/*.c)
 
-.PHONY: bench bench-bin bench-report
+.PHONY: bench bench-bin bench-report bench-publish bench-page-check
 
 bench-bin: $(BENCH_BIN)
 
@@ -30,10 +37,20 @@ $(BENCH_BIN): $(BENCH_SRC) $(BENCH_DIR)/user/bench.h $(LIB_DEPS)
 bench: $(BENCH_BIN)
 	@tests/deps.sh --check >/dev/null 2>&1 || tests/deps.sh
 	BENCH_REPS=$(BENCH_REPS) BENCH_NMAX=$(BENCH_NMAX) \
-		BENCH_QUICK=$(BENCH_QUICK) $(BENCH_DIR)/run.sh $(BENCH_BIN)
+		BENCH_QUICK=$(BENCH_QUICK) BENCH_CLOCK=$(BENCH_CLOCK) \
+		$(BENCH_DIR)/run.sh $(BENCH_BIN)
 
 bench-report:
-	python3 $(BENCH_DIR)/report.py $(BENCH_OUT)/results.txt $(BENCH_OUT)
+	python3 $(BENCH_DIR)/report.py $(BENCH_OUT) $(wildcard $(BENCH_OUT)/results-*.txt)
+
+bench-publish: $(BENCH_BIN)
+	@tests/deps.sh --check >/dev/null 2>&1 || tests/deps.sh
+	BENCH_REPS=$(BENCH_REPS) BENCH_NMAX=$(BENCH_NMAX) \
+		BENCH_QUICK=$(BENCH_QUICK) BENCH_CLOCK=icount \
+		$(BENCH_DIR)/publish.sh $(BENCH_BIN)
+
+bench-page-check:
+	$(BENCH_DIR)/check-page.sh
 
 # Where the kernel's time goes: twheel-prof samples each workload (mode)
 # in the stock VM and ranks kernel functions; PROF_MODES picks modes.

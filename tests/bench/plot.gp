@@ -1,59 +1,59 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # tests/bench/plot.gp - the plots of `make bench`, from the data files
-# tests/bench/report.py writes:
-#   gnuplot -e "dir='build/bench/plot'; out='build/bench'; cgs='root memcg'" \
-#           tests/bench/plot.gp
-# cost-vs-n.png: median µs per operation against N (log-log), min..max as
-#   error bars; one row per cgroup setting, one column per operation.
-# lateness.png: CDF of lateness (the per-quantile median over reps), one
-#   panel per cgroup setting.
+# tests/bench/report.py writes (it calls gnuplot once per plot):
+#   plots='cost': png, the median cost per operation against N (log-log),
+#     min..max as error bars, from DIR/PREFIX-PANEL-OP-IMPL.dat; one row
+#     per panel (cgroup setting and deadline mode, e.g. root-span), one
+#     column per operation; unit: the y axis (µs or instructions).
+#   plots='lateness': png, CDF of lateness (the per-quantile median over
+#     reps) from DIR/late-CG-IMPL.dat, one panel per cgroup setting.
+# e.g. gnuplot -e "dir='build/bench/plot'; png='x.png'; prefix='wall-cost';
+#   unit='µs'; panels='root-span root-spread'; plots='cost'" tests/bench/plot.gp
 
 if (!exists("dir")) dir = 'build/bench/plot'
-if (!exists("out")) out = 'build/bench'
-if (!exists("cgs")) cgs = 'root memcg'
-# which plots to draw: those whose phases ran
-if (!exists("plots")) plots = 'cost lateness'
+if (!exists("plots")) plots = 'cost'
+if (!exists("prefix")) prefix = 'wall-cost'
+if (!exists("unit")) unit = 'µs per operation'
+if (!exists("panels")) panels = 'root-span'
+if (!exists("cgs")) cgs = 'root'
 
-impls = 'twheel-ioctl twheel-b1 twheel-b8 twheel-b64 twheel-b256 timerfd timerfd-epoll_ctl heap'
+impls = 'twheel-ioctl twheel-b1 twheel-b8 twheel-b64 twheel-b256 timerfd heap'
 ops = 'schedule modify cancel'
-ncg = words(cgs)
 
-if (strstrt(plots, 'cost') > 0) {
-	set terminal pngcairo noenhanced size 1500, 520 * ncg font ',9'
-	set output out . '/cost-vs-n.png'
-	set multiplot layout ncg, 3 title 'cost per operation against N pending (QEMU TCG guest; lower is better)'
+if (plots eq 'cost') {
+	np = words(panels)
+	set terminal pngcairo noenhanced size 1500, 480 * np font ',9'
+	set output png
+	set multiplot layout np, 3 title 'cost per operation against N pending (QEMU TCG guest; lower is better)'
 	set logscale xy
 	set xrange [500:2000000]
 	set format x '1e%T'
 	set xlabel 'N pending timers'
-	set ylabel 'µs per operation'
+	set ylabel unit
 	set key outside right top vertical font ',8'
 	set grid
-	do for [c = 1:ncg] {
-		cg = word(cgs, c)
+	do for [c = 1:np] {
+		pn = word(panels, c)
 		do for [o = 1:3] {
 			op = word(ops, o)
-			set title sprintf('%s — %s', op, cg)
-			# timerfd-epoll_ctl (7) exists for schedule only
-			idx = (op eq 'schedule') ? '1 2 3 4 5 6 7 8' : '1 2 3 4 5 6 8'
-			plot for [s in idx] \
-				sprintf('%s/cost-%s-%s-%s.dat', dir, cg, op, word(impls, s + 0)) \
-				using 1:2:3:4 with yerrorlines lw 1.5 lt (s + 0) pt (s + 0) \
-				title word(impls, s + 0)
+			set title sprintf('%s — %s', op, pn)
+			plot for [s = 1:words(impls)] \
+				sprintf('%s/%s-%s-%s-%s.dat', dir, prefix, pn, op, word(impls, s)) \
+				using 1:2:3:4 with yerrorlines lw 1.5 lt s pt s \
+				title word(impls, s)
 		}
 	}
 	unset multiplot
 }
 
-if (strstrt(plots, 'lateness') > 0) {
+if (plots eq 'lateness') {
+	ncg = words(cgs)
 	limpls = 'twheel-1ms twheel-1us timerfd heap'
 	set terminal pngcairo noenhanced size 1100, 450 * ncg font ',9'
-	set output out . '/lateness.png'
-	set multiplot layout ncg, 1 title 'lateness CDF: 1e4 timers over 2 s, one blocking reader (QEMU TCG guest)'
+	set output png
+	set multiplot layout ncg, 1 title 'lateness CDF: 1e4 timers over 2 s, one blocking reader (QEMU TCG guest, wall clock)'
 	set logscale x
-	unset logscale y
-	set autoscale x
 	set format x '%g'
 	set xlabel 'lateness, µs (from the deadline to user space holding the expiry; clamped at 1 µs)'
 	set ylabel 'fraction of timers'

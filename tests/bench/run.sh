@@ -1,21 +1,33 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# tests/bench/run.sh - the host side of `make bench`: boot the stock kernel
-# once, run twheel-bench in it (first outside any memory cgroup, then
-# inside a fresh one), then turn the guest's results into the report.
+# tests/bench/run.sh - the host side of `make bench`: boot the stock kernel,
+# run twheel-bench in it, then turn the guest's results into the report.
+# Two boots by default:
+#   wall    2 vCPUs, the host's clock: times as a (slow, emulated) machine
+#           sees them; lateness, growth with N and memory are judged here.
+#           Outside any memory cgroup (every phase), then inside a fresh
+#           one (cost and memory: what the cgroup's charging changes).
+#   icount  1 vCPU under QEMU's -icount shift=0,sleep=off: the guest's
+#           clock counts executed instructions (1 ns = 1 instruction), so
+#           per-operation figures repeat to 1.000x from boot to boot; 2
+#           reps suffice. Cost (both deadline modes) and expiry only: idle
+#           time is skipped under icount (lateness means nothing) and
+#           memory latency vanishes (growth with N is judged in wall time).
 #
 #   tests/bench/run.sh [BENCH_BIN]
 #
 # Environment (make bench passes them):
-#   BENCH_REPS   repetitions of every measurement (default 5)
+#   BENCH_CLOCK  icount (default: the wall boot, then the icount boot) or
+#                wall (the wall boot only)
+#   BENCH_REPS   repetitions in the wall boot (default 5)
 #   BENCH_NMAX   largest N of the cost phase (default 1000000)
 #   BENCH_QUICK  1: N and K up to 10^4, 2 reps, smaller phases (development)
-#   BENCH_CG     "root memcg" (default), or just one of them
-#   BENCH_EXTRA  extra twheel-bench options (e.g. "-p cl")
-# Output in build/bench/: results.txt (the guest's lines), console.log,
-# host-load.txt, bench.md (also printed), cost-vs-n.png, lateness.png,
-# plot/ (the plots' data).
+#   BENCH_CG     the wall boot's cgroup settings: "root memcg" (default)
+#   BENCH_EXTRA  extra twheel-bench options for both boots (e.g. "-p cl")
+# Output in build/bench/: results-wall.txt, results-icount.txt (the
+# guests' lines), console-*.log, host-load.txt, bench.md (also printed),
+# cost-vs-n.png, lateness.png, plot/ (the plots' data).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -26,7 +38,13 @@ reps=${BENCH_REPS:-5}
 nmax=${BENCH_NMAX:-1000000}
 quick=${BENCH_QUICK:-0}
 cgs=${BENCH_CG:-root memcg}
+clock=${BENCH_CLOCK:-icount}
 
+case $clock in
+icount) boots="wall icount" ;;
+wall) boots="wall" ;;
+*) echo "bench: BENCH_CLOCK=$clock: icount or wall" >&2; exit 2 ;;
+esac
 [ -x "$bin" ] || { echo "bench: $bin missing (make bench builds it)" >&2; exit 1; }
 for tool in qemu-system-x86_64 gnuplot python3; do
 	command -v "$tool" >/dev/null ||
@@ -36,63 +54,100 @@ done
 if [ "$quick" = 1 ]; then
 	reps=${BENCH_REPS_QUICK:-2}
 	[ "$nmax" -gt 10000 ] && nmax=10000
-	args="-r $reps -n $nmax -k 10000 -o 4096 -l 10000 -m 10000"
+	wall_args="-r $reps -n $nmax -k 10000 -o 4096 -l 10000 -m 20000"
+	icount_args="-r 2 -n $nmax -k 10000 -o 4096"
 else
 	kmax=100000
 	[ "$nmax" -lt "$kmax" ] && kmax=$nmax
-	args="-r $reps -n $nmax -k $kmax -o 32768 -l 10000 -m 50000"
+	wall_args="-r $reps -n $nmax -k $kmax -o 32768 -l 10000 -m 100000"
+	icount_args="-r 2 -n $nmax -k $kmax -o 8192"
 fi
-args="$args ${BENCH_EXTRA:-}"
 
 mkdir -p "$out"
-rm -f "$out/results.txt"
+rm -f "$out"/results-*.txt "$out/results.txt"
 # The per-user limits (fs.twheel.max_user_fds, max_user_timers) default to
 # what 4% of the guest's RAM bounds; the bench holds up to BENCH_NMAX
 # timers (10^6 and more) on one fd as root, and its fds' slots stay
 # charged until they close. It measures the timers, not the limits: raise
 # both well above what it holds (as max_timers, per fd).
-cmd="set -e
+setup="set -e
 insmod /lib/twheel/twheel.ko max_timers=4194304
 echo 4096 > /proc/sys/fs/twheel/max_user_fds
 echo 16777216 > /proc/sys/fs/twheel/max_user_timers"
-for cg in $cgs; do
-	cmd="$cmd
-twheel-bench -c $cg $args -f /tmp/results"
+
+host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
+
+# boot NAME: one VM run; its lines in $out/results-NAME.txt.
+boot() {
+	local name=$1 cmd smp qargs res=$out/results-$1.txt t0 rc sampler
+	local load=$out/host-load-$1.txt
+	if [ "$name" = wall ]; then
+		cmd=$setup
+		for cg in $cgs; do
+			if [ "$cg" = root ]; then
+				cmd="$cmd
+twheel-bench -c root -p cselm $wall_args ${BENCH_EXTRA:-} -f /tmp/results"
+			else
+				cmd="$cmd
+twheel-bench -c $cg -p cm $wall_args ${BENCH_EXTRA:-} -f /tmp/results"
+			fi
+		done
+		smp=2
+		qargs=
+	else
+		cmd="$setup
+twheel-bench -c root -p cse $icount_args ${BENCH_EXTRA:-} -f /tmp/results"
+		smp=1
+		qargs="-icount shift=0,sleep=off"
+	fi
+	echo "bench: $name boot, guest runs:"
+	printf '%s\n' "$cmd" | sed 's/^/bench:   /'
+	# The host's load while the guest runs (other VMs share these CPUs
+	# and slow the emulated vCPUs down): sampled every 10 s.
+	: > "$load"
+	(
+		sleep 5
+		while :; do
+			echo "$(cut -d' ' -f1 /proc/loadavg) $(pgrep -c qemu-system || true)"
+			sleep 10
+		done
+	) >> "$load" &
+	sampler=$!
+	t0=$(date +%s)
+	# Progress lines only; the whole console goes to console-NAME.log.
+	set +e
+	VM_MEM=${VM_MEM:-6144} VM_TIMEOUT=${VM_TIMEOUT:-5400} \
+		VM_SMP=$smp VM_QEMU_ARGS=$qargs \
+		VM_RESULTS="$top/$res" VM_LOG="$top/$out/console-$name.log" \
+		VM_FILES="$bin" VM_QUIET=0 \
+		tests/vm/run.sh stock "$cmd" 2>&1 |
+		grep --line-buffered -aE '^(bench |twheel-bench|vm: |twheel-vm: )'
+	rc=${PIPESTATUS[0]}
+	set -e
+	kill "$sampler" 2>/dev/null || true
+	wait "$sampler" 2>/dev/null || true
+	{
+		echo "M clock $name"
+		echo "M boot_seconds $(($(date +%s) - t0))"
+		echo "M host_cpu $host_cpu; $(nproc) CPUs"
+		# Our own VM is one qemu-system process; more means other
+		# VMs ran too.
+		awk -v cpus="$(nproc)" '{ n++; l += $1; if ($2 > 1) o++; if ($2 - 1 > m) m = $2 - 1 }
+			END { if (n) printf "M host cpus %d, mean load %.2f over the run; another VM running in %d%% of %d samples (at most %d at once)\n",
+				cpus, l / n, 100 * o / n, n, m }' "$load"
+	} >> "$res"
+	if [ "$rc" != 0 ]; then
+		echo "bench: the $name VM run failed (exit $rc); console: $out/console-$name.log" >&2
+		exit "$rc"
+	fi
+	echo "bench: $name boot done in $(($(date +%s) - t0)) s"
+}
+
+for b in $boots; do
+	boot "$b"
 done
-echo "bench: guest runs:"
-printf '%s\n' "$cmd" | sed 's/^/bench:   /'
-
-# The host's load while the guest runs (other VMs share these CPUs and
-# slow the emulated vCPUs down): sampled every 10 s, summed up below.
-load=$out/host-load.txt
-: > "$load"
-(
-	sleep 5
-	while :; do
-		echo "$(cut -d' ' -f1 /proc/loadavg) $(pgrep -c qemu-system || true)"
-		sleep 10
-	done
-) >> "$load" &
-sampler=$!
-trap 'kill "$sampler" 2>/dev/null || true' EXIT
-
-# Progress lines only; the whole console goes to $out/console.log.
-set +e
-VM_MEM=${VM_MEM:-6144} VM_TIMEOUT=${VM_TIMEOUT:-5400} \
-	VM_RESULTS="$top/$out/results.txt" VM_LOG="$top/$out/console.log" \
-	VM_FILES="$bin" VM_QUIET=0 \
-	tests/vm/run.sh stock "$cmd" 2>&1 |
-	grep --line-buffered -aE '^(bench |twheel-bench|vm: |twheel-vm: )'
-rc=${PIPESTATUS[0]}
-set -e
-kill "$sampler" 2>/dev/null || true
-wait "$sampler" 2>/dev/null || true
-# Our own VM is one qemu-system process; more means other VMs ran too.
-awk -v cpus="$(nproc)" '{ n++; l += $1; if ($2 > 1) o++; if ($2 - 1 > m) m = $2 - 1 }
-	END { if (n) printf "M host cpus %d, mean load %.2f over the run; another VM running in %d%% of %d samples (at most %d at once)\n",
-		cpus, l / n, 100 * o / n, n, m }' "$load" >> "$out/results.txt"
-if [ "$rc" != 0 ]; then
-	echo "bench: the VM run failed (exit $rc); console: $out/console.log" >&2
-	exit "$rc"
-fi
-python3 tests/bench/report.py "$out/results.txt" "$out"
+files=()
+for b in $boots; do
+	files+=("$out/results-$b.txt")
+done
+python3 tests/bench/report.py "$out" "${files[@]}"
