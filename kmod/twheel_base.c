@@ -36,47 +36,12 @@
 
 static struct kmem_cache *twheel_base_cache;
 
-static const clockid_t twheel_clockids[TWHEEL_NR_CLOCKS] = {
-	[TWHEEL_CLK_MONOTONIC] = CLOCK_MONOTONIC,
-	[TWHEEL_CLK_BOOTTIME] = CLOCK_BOOTTIME,
-	[TWHEEL_CLK_REALTIME] = CLOCK_REALTIME,
-	[TWHEEL_CLK_TAI] = CLOCK_TAI,
-};
-
 static const char *const twheel_clock_names[TWHEEL_NR_CLOCKS] = {
 	[TWHEEL_CLK_MONOTONIC] = "monotonic",
 	[TWHEEL_CLK_BOOTTIME] = "boottime",
 	[TWHEEL_CLK_REALTIME] = "realtime",
 	[TWHEEL_CLK_TAI] = "tai",
 };
-
-/**
- * twheel_clock_index() - the index of a clock the ABI names by clockid_t
- * @clockid: CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME or CLOCK_TAI
- *
- * Return: its enum twheel_clk, or -EINVAL for any other value.
- */
-int twheel_clock_index(u32 clockid)
-{
-	int i;
-
-	for (i = 0; i < TWHEEL_NR_CLOCKS; i++)
-		if (clockid == (u32)twheel_clockids[i])
-			return i;
-	return -EINVAL;
-}
-EXPORT_SYMBOL_IF_KUNIT(twheel_clock_index);
-
-/**
- * twheel_clock_id() - the clockid_t of a clock
- * @clock: its enum twheel_clk
- *
- * Return: the clockid_t the ABI names it by.
- */
-clockid_t twheel_clock_id(u32 clock)
-{
-	return twheel_clockids[clock];
-}
 
 /**
  * twheel_clock_name() - the name of a clock, as fdinfo shows it
@@ -317,20 +282,16 @@ void twheel_clocks_reset(struct twheel_clocks *clocks, u64 tick_ns,
 }
 
 /**
- * twheel_base_add() - add an entry the context holds to a base's wheel
+ * twheel_base_add_level() - give a base's wheel a level an entry it holds
+ *                           needs (the rare part of twheel_base_add())
  * @base: the base
- * @e: the entry
- * @tick: its tick
+ * @lvl: the level, one twheel_wheel_level_needed() named
  *
- * The level it needs is allocated without fail (TWHEEL_GFP_HELD).
+ * Without fail (TWHEEL_GFP_HELD).
  */
-void twheel_base_add(struct twheel_base *base, struct twheel_entry *e,
-		     u64 tick)
+void twheel_base_add_level(struct twheel_base *base, int lvl)
 {
-	twheel_base_give_level(base,
-			       twheel_wheel_level_needed(&base->wheel, tick),
-			       TWHEEL_GFP_HELD);
-	twheel_wheel_add(&base->wheel, e, tick);
+	twheel_base_give_level(base, lvl, TWHEEL_GFP_HELD);
 }
 
 /**
@@ -393,27 +354,6 @@ bool twheel_clocks_wall_due(struct twheel_clocks *clocks)
 	       (tai != KTIME_MAX && ktime_get_clocktai() >= tai);
 }
 
-/*
- * The base that runs timers of @clock: its own, or on a manual clock the
- * one base all timers share, so that they fall due in one order.
- */
-static u32 twheel_base_index(struct twheel_clocks *clocks, u32 clock)
-{
-	return clocks->manual ? TWHEEL_CLK_MONOTONIC : clock;
-}
-
-/**
- * twheel_base_of() - the base of a timer of a clock
- * @clocks: the context's clocks
- * @clock: the timer's enum twheel_clk
- *
- * Return: the base; it exists (the timer is in it or was placed by it).
- */
-struct twheel_base *twheel_base_of(struct twheel_clocks *clocks, u32 clock)
-{
-	return clocks->bases[twheel_base_index(clocks, clock)];
-}
-
 /**
  * twheel_base_get() - the base for a clock, created on first use
  * @clocks: the context's clocks
@@ -425,7 +365,7 @@ struct twheel_base *twheel_base_get(struct twheel_clocks *clocks, u32 clock)
 {
 	struct twheel_base *base;
 
-	clock = twheel_base_index(clocks, clock);
+	clock = __twheel_base_index(clocks, clock);
 	base = clocks->bases[clock];
 
 	if (base)
@@ -445,30 +385,25 @@ struct twheel_base *twheel_base_get(struct twheel_clocks *clocks, u32 clock)
 			  twheel_now_tick(twheel_clock_now(clocks, clock),
 					  clocks->tick_ns));
 	twheel_hrtimer_setup(&base->hrtimer, twheel_base_fired,
-			     twheel_clockids[clock], HRTIMER_MODE_ABS);
+			     twheel_clock_id(clock), HRTIMER_MODE_ABS);
 	clocks->bases[clock] = base;
 	return base;
 }
 
 /**
- * twheel_base_prepare() - give the wheel the level a new deadline needs
+ * twheel_base_prepare_level() - give a base's wheel the level a new
+ *                               deadline needs (the rare part of
+ *                               twheel_base_prepare())
  * @base: the base
- * @deadline: the deadline (kernel time)
+ * @lvl: the level, one twheel_wheel_level_needed() named
  *
- * Before a new deadline is placed by an operation that may still fail:
- * allocate the level it would need (so that placing it cannot fail), as
- * a user's allocation (TWHEEL_GFP).
+ * As a user's allocation (TWHEEL_GFP).
  *
  * Return: 0, or -ENOMEM.
  */
-int twheel_base_prepare(struct twheel_base *base, s64 deadline)
+int twheel_base_prepare_level(struct twheel_base *base, int lvl)
 {
-	u64 tick = twheel_deadline_tick(deadline, base->clocks->tick_ns);
-
-	return twheel_base_give_level(base,
-				      twheel_wheel_level_needed(&base->wheel,
-								tick),
-				      TWHEEL_GFP);
+	return twheel_base_give_level(base, lvl, TWHEEL_GFP);
 }
 
 /**
@@ -541,7 +476,7 @@ void twheel_base_updated(struct twheel_base *base, u64 budget,
 {
 	if (adv->n || base->wheel.clk != adv->from || budget != adv->start)
 		trace_twheel_wheel_advance(base->clocks->trace_id,
-					   twheel_clockids[base->clock],
+					   twheel_clock_id(base->clock),
 					   adv->from, base->wheel.clk,
 					   adv->now_ns, adv->n,
 					   adv->start - budget);

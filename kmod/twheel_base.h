@@ -18,11 +18,14 @@
 #define _TWHEEL_BASE_H
 
 #include <linux/atomic.h>
+#include <linux/errno.h>
 #include <linux/hrtimer.h>
 #include <linux/list.h>
+#include <linux/time.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 
+#include "twheel_time.h"
 #include "twheel_wheel.h"
 
 /*
@@ -106,8 +109,45 @@ struct twheel_base_step {
 	bool done;
 };
 
-int twheel_clock_index(u32 clockid);
-clockid_t twheel_clock_id(u32 clock);
+/**
+ * twheel_clock_index() - the index of a clock the ABI names by clockid_t
+ * @clockid: CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME or CLOCK_TAI
+ *
+ * Return: its enum twheel_clk, or -EINVAL for any other value.
+ */
+static inline int twheel_clock_index(u32 clockid)
+{
+	switch (clockid) {
+	case CLOCK_MONOTONIC:
+		return TWHEEL_CLK_MONOTONIC;
+	case CLOCK_BOOTTIME:
+		return TWHEEL_CLK_BOOTTIME;
+	case CLOCK_REALTIME:
+		return TWHEEL_CLK_REALTIME;
+	case CLOCK_TAI:
+		return TWHEEL_CLK_TAI;
+	}
+	return -EINVAL;
+}
+
+/**
+ * twheel_clock_id() - the clockid_t of a clock
+ * @clock: its enum twheel_clk
+ *
+ * Return: the clockid_t the ABI names it by.
+ */
+static inline clockid_t twheel_clock_id(u32 clock)
+{
+	static const clockid_t ids[TWHEEL_NR_CLOCKS] = {
+		[TWHEEL_CLK_MONOTONIC] = CLOCK_MONOTONIC,
+		[TWHEEL_CLK_BOOTTIME] = CLOCK_BOOTTIME,
+		[TWHEEL_CLK_REALTIME] = CLOCK_REALTIME,
+		[TWHEEL_CLK_TAI] = CLOCK_TAI,
+	};
+
+	return ids[clock];
+}
+
 const char *twheel_clock_name(u32 clock);
 
 void twheel_clocks_init(struct twheel_clocks *clocks, u64 tick_ns,
@@ -122,11 +162,73 @@ s64 twheel_clock_now(struct twheel_clocks *clocks, u32 clock);
 s64 twheel_clocks_to_kernel(struct twheel_clocks *clocks, u32 clock, s64 ns);
 s64 twheel_clocks_to_user(struct twheel_clocks *clocks, u32 clock, s64 ns);
 
+/*
+ * The base that runs timers of @clock: its own, or on a manual clock the
+ * one base all timers share, so that they fall due in one order.
+ */
+static inline u32 __twheel_base_index(const struct twheel_clocks *clocks,
+				      u32 clock)
+{
+	return clocks->manual ? TWHEEL_CLK_MONOTONIC : clock;
+}
+
+/**
+ * twheel_base_of() - the base of a timer of a clock
+ * @clocks: the context's clocks
+ * @clock: the timer's enum twheel_clk
+ *
+ * Inline: every operation on a timer looks its base up.
+ *
+ * Return: the base; it exists (the timer is in it or was placed by it).
+ */
+static inline struct twheel_base *twheel_base_of(struct twheel_clocks *clocks,
+						 u32 clock)
+{
+	return clocks->bases[__twheel_base_index(clocks, clock)];
+}
+
 struct twheel_base *twheel_base_get(struct twheel_clocks *clocks, u32 clock);
-struct twheel_base *twheel_base_of(struct twheel_clocks *clocks, u32 clock);
-int twheel_base_prepare(struct twheel_base *base, s64 deadline);
-void twheel_base_add(struct twheel_base *base, struct twheel_entry *e,
-		     u64 tick);
+int twheel_base_prepare_level(struct twheel_base *base, int lvl);
+void twheel_base_add_level(struct twheel_base *base, int lvl);
+
+/**
+ * twheel_base_prepare() - give the wheel the level a new deadline needs
+ * @base: the base
+ * @deadline: the deadline (kernel time)
+ *
+ * Before a new deadline is placed by an operation that may still fail:
+ * allocate the level it would need (so that placing it cannot fail), as
+ * a user's allocation (TWHEEL_GFP). Inline: the level is there but for
+ * the first timer of its range.
+ *
+ * Return: 0, or -ENOMEM.
+ */
+static inline int twheel_base_prepare(struct twheel_base *base, s64 deadline)
+{
+	u64 tick = twheel_deadline_tick(deadline, base->clocks->tick_ns);
+	int lvl = twheel_wheel_level_needed(&base->wheel, tick);
+
+	return unlikely(lvl >= 0) ? twheel_base_prepare_level(base, lvl) : 0;
+}
+
+/**
+ * twheel_base_add() - add an entry the context holds to a base's wheel
+ * @base: the base
+ * @e: the entry
+ * @tick: its tick
+ *
+ * The level it needs is allocated without fail (TWHEEL_GFP_HELD).
+ */
+static inline void twheel_base_add(struct twheel_base *base,
+				   struct twheel_entry *e, u64 tick)
+{
+	int lvl = twheel_wheel_level_needed(&base->wheel, tick);
+
+	if (unlikely(lvl >= 0))
+		twheel_base_add_level(base, lvl);
+	twheel_wheel_add(&base->wheel, e, tick);
+}
+
 void twheel_base_arm(struct twheel_base *base);
 void twheel_base_trim(struct twheel_base *base);
 bool twheel_base_update(struct twheel_base *base, s64 now_ns, u64 *budget,

@@ -22,17 +22,11 @@
 #include "twheel_ids.h"
 #include "twheel_user.h"
 
-#define TWHEEL_IDS_FREE_BIT	1ULL
 #define TWHEEL_IDS_NEXT_MASK	0x7fffffffU
 #define TWHEEL_IDS_RETIRED	U64_MAX
 #define TWHEEL_IDS_GEN_MAX	((1U << (64 - TWHEEL_IDS_GEN_SHIFT)) - 1)
 /* Slots are numbered below this: a free slot links to slot + 1 in 31 bits. */
 #define TWHEEL_IDS_MAX_SLOTS	TWHEEL_IDS_NEXT_MASK
-
-static u64 *twheel_ids_slot(const struct twheel_ids *ids, u32 slot)
-{
-	return &ids->pages[slot / TWHEEL_IDS_PER_PAGE][slot % TWHEEL_IDS_PER_PAGE];
-}
 
 /**
  * twheel_ids_init() - make an empty table
@@ -137,7 +131,7 @@ int twheel_ids_alloc(struct twheel_ids *ids, void *ptr, u64 *id)
 
 	if (ids->free) {
 		slot = ids->free - 1;
-		s = twheel_ids_slot(ids, slot);
+		s = __twheel_ids_slot(ids, slot);
 		ids->free = (*s >> 1) & TWHEEL_IDS_NEXT_MASK;
 		gen = *s >> 32;
 	} else {
@@ -149,7 +143,7 @@ int twheel_ids_alloc(struct twheel_ids *ids, void *ptr, u64 *id)
 				return ret;
 		}
 		slot = ids->nr_slots++;
-		s = twheel_ids_slot(ids, slot);
+		s = __twheel_ids_slot(ids, slot);
 		gen = 0;
 	}
 	*s = (u64)(uintptr_t)ptr;
@@ -157,31 +151,6 @@ int twheel_ids_alloc(struct twheel_ids *ids, void *ptr, u64 *id)
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_ids_alloc);
-
-/**
- * twheel_ids_find() - the live object in @id's slot
- * @ids: the table
- * @id: any value
- *
- * O(1). The slot may hold an object of another generation: the caller
- * keeps each object's id and compares it with @id.
- *
- * Return: the object, or NULL when @id's slot does not exist or is free.
- */
-void *twheel_ids_find(const struct twheel_ids *ids, u64 id)
-{
-	u32 slot = (u32)id - 1;
-	u64 v;
-
-	if ((u32)id == 0 || slot >= ids->nr_slots ||
-	    (id & TWHEEL_IDS_FREE_BITS))
-		return NULL;
-	v = *twheel_ids_slot(ids, slot);
-	if (v & TWHEEL_IDS_FREE_BIT)
-		return NULL;
-	return (void *)(uintptr_t)v;
-}
-EXPORT_SYMBOL_IF_KUNIT(twheel_ids_find);
 
 /**
  * twheel_ids_remove() - free a live id's slot for reuse
@@ -194,7 +163,7 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_ids_find);
 void twheel_ids_remove(struct twheel_ids *ids, u64 id)
 {
 	u32 slot = (u32)id - 1;
-	u64 gen = id >> TWHEEL_IDS_GEN_SHIFT, *s = twheel_ids_slot(ids, slot);
+	u64 gen = id >> TWHEEL_IDS_GEN_SHIFT, *s = __twheel_ids_slot(ids, slot);
 
 	if (gen == TWHEEL_IDS_GEN_MAX) {
 		*s = TWHEEL_IDS_RETIRED;
@@ -213,21 +182,9 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_ids_remove);
  */
 void twheel_ids_replace(struct twheel_ids *ids, u64 id, void *ptr)
 {
-	*twheel_ids_slot(ids, (u32)id - 1) = (u64)(uintptr_t)ptr;
+	*__twheel_ids_slot(ids, (u32)id - 1) = (u64)(uintptr_t)ptr;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_ids_replace);
-
-/**
- * twheel_ids_full() - will the next twheel_ids_alloc() take a new slot?
- * @ids: the table
- *
- * Return: true when no freed slot is left for reuse.
- */
-bool twheel_ids_full(const struct twheel_ids *ids)
-{
-	return !ids->free;
-}
-EXPORT_SYMBOL_IF_KUNIT(twheel_ids_full);
 
 /**
  * twheel_ids_next() - walk the live objects, looking at a bounded number
@@ -246,7 +203,7 @@ void *twheel_ids_next(const struct twheel_ids *ids, u32 *slot, u32 *budget)
 
 	while (*slot < ids->nr_slots && *budget) {
 		(*budget)--;
-		v = *twheel_ids_slot(ids, (*slot)++);
+		v = *__twheel_ids_slot(ids, (*slot)++);
 		if (!(v & TWHEEL_IDS_FREE_BIT))
 			return (void *)(uintptr_t)v;
 	}

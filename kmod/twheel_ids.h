@@ -26,6 +26,8 @@
 #define TWHEEL_IDS_GEN_SHIFT	35
 /* Bits of an id that are always 0: for the caller's flags. */
 #define TWHEEL_IDS_FREE_BITS	(0xfULL << 31)
+/* In a slot: it is free (a live object's pointer is aligned). */
+#define TWHEEL_IDS_FREE_BIT	1ULL
 
 /* Slots per page of the table; the first page starts with fewer. */
 #define TWHEEL_IDS_PER_PAGE	(PAGE_SIZE / sizeof(u64))
@@ -53,11 +55,51 @@ struct twheel_ids {
 void twheel_ids_init(struct twheel_ids *ids);
 void twheel_ids_destroy(struct twheel_ids *ids);
 int twheel_ids_alloc(struct twheel_ids *ids, void *ptr, u64 *id);
-void *twheel_ids_find(const struct twheel_ids *ids, u64 id);
 void twheel_ids_remove(struct twheel_ids *ids, u64 id);
 void twheel_ids_replace(struct twheel_ids *ids, u64 id, void *ptr);
-bool twheel_ids_full(const struct twheel_ids *ids);
 void *twheel_ids_next(const struct twheel_ids *ids, u32 *slot, u32 *budget);
 size_t twheel_ids_bytes(const struct twheel_ids *ids);
+
+/* The slot itself; the table's own code and the inline lookups below. */
+static inline u64 *__twheel_ids_slot(const struct twheel_ids *ids, u32 slot)
+{
+	return &ids->pages[slot / TWHEEL_IDS_PER_PAGE][slot % TWHEEL_IDS_PER_PAGE];
+}
+
+/**
+ * twheel_ids_find() - the live object in @id's slot
+ * @ids: the table
+ * @id: any value
+ *
+ * O(1), inline: every operation on a timer starts here. The slot may hold
+ * an object of another generation: the caller keeps each object's id and
+ * compares it with @id.
+ *
+ * Return: the object, or NULL when @id's slot does not exist or is free.
+ */
+static inline void *twheel_ids_find(const struct twheel_ids *ids, u64 id)
+{
+	u32 slot = (u32)id - 1;
+	u64 v;
+
+	if ((u32)id == 0 || slot >= ids->nr_slots ||
+	    (id & TWHEEL_IDS_FREE_BITS))
+		return NULL;
+	v = *__twheel_ids_slot(ids, slot);
+	if (v & TWHEEL_IDS_FREE_BIT)
+		return NULL;
+	return (void *)(uintptr_t)v;
+}
+
+/**
+ * twheel_ids_full() - will the next twheel_ids_alloc() take a new slot?
+ * @ids: the table
+ *
+ * Return: true when no freed slot is left for reuse.
+ */
+static inline bool twheel_ids_full(const struct twheel_ids *ids)
+{
+	return !ids->free;
+}
 
 #endif /* _TWHEEL_IDS_H */

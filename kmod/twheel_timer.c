@@ -116,20 +116,6 @@ void twheel_timers_destroy(struct twheel_timers *tm)
 	twheel_clocks_free(&tm->clocks);
 }
 
-/**
- * twheel_timer_find() - a live timer by id
- * @tm: the timers
- * @id: its id
- *
- * Return: the timer, or NULL.
- */
-struct twheel_timer *twheel_timer_find(struct twheel_timers *tm, u64 id)
-{
-	struct twheel_timer *t = twheel_ids_find(&tm->ids, id);
-
-	return t && twheel_timer_id(t) == id ? t : NULL;
-}
-
 /* Forget @t, whose lists no longer hold it. */
 static void twheel_timer_forget(struct twheel_timers *tm,
 				struct twheel_timer *t)
@@ -328,11 +314,12 @@ bool twheel_timers_update(struct twheel_timers *tm, u64 *budget)
 }
 
 /**
- * twheel_timers_present() - bring one clock's wheel up to its present
+ * __twheel_timers_present() - bring one clock's wheel up to its present
  * @tm: the timers
  * @clock: the enum twheel_clk; its base is created if need be
  * @now_ns: set to the present (kernel time)
  *
+ * Not yet done in this hold of the lock (see twheel_timers_present()).
  * The present is read once per clock per hold of the lock: the
  * operations of one batch share it, and the wheel is brought up to it
  * once. Whatever is due by it is queued first.
@@ -341,17 +328,13 @@ bool twheel_timers_update(struct twheel_timers *tm, u64 *budget)
  * releases the lock and comes back: the rest is done as if an hrtimer
  * had fired); -ENOMEM.
  */
-int twheel_timers_present(struct twheel_timers *tm, u32 clock, s64 *now_ns)
+int __twheel_timers_present(struct twheel_timers *tm, u32 clock, s64 *now_ns)
 {
 	struct twheel_base *base = twheel_base_get(&tm->clocks, clock);
 	u64 budget = TWHEEL_CHUNK;
 
 	if (!base)
 		return -ENOMEM;
-	if (tm->now_valid & BIT(clock)) {
-		*now_ns = tm->now_ns[clock];
-		return 0;
-	}
 	/* Whatever is due by the present used for a new deadline goes first. */
 	*now_ns = twheel_clock_now(&tm->clocks, clock);
 	if (!twheel_timers_update_base(tm, base, *now_ns, &budget, true)) {

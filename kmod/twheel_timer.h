@@ -151,12 +151,48 @@ void twheel_timers_init(struct twheel_timers *tm, struct twheel_user *user,
 			u64 max_timers, u64 tick_ns, u64 trace_id);
 void twheel_timers_destroy(struct twheel_timers *tm);
 bool twheel_timers_update(struct twheel_timers *tm, u64 *budget);
-int twheel_timers_present(struct twheel_timers *tm, u32 clock, s64 *now_ns);
+int __twheel_timers_present(struct twheel_timers *tm, u32 clock, s64 *now_ns);
+
+/**
+ * twheel_timers_present() - bring one clock's wheel up to its present
+ * @tm: the timers
+ * @clock: the enum twheel_clk; its base is created if need be
+ * @now_ns: set to the present (kernel time)
+ *
+ * Inline for the operations of a batch after the first, which share the
+ * present read once per hold of the lock; see __twheel_timers_present().
+ *
+ * Return: 0, -EAGAIN or -ENOMEM (see __twheel_timers_present()).
+ */
+static inline int twheel_timers_present(struct twheel_timers *tm, u32 clock,
+					s64 *now_ns)
+{
+	if (likely(tm->now_valid & BIT(clock))) {
+		*now_ns = tm->now_ns[clock];
+		return 0;
+	}
+	return __twheel_timers_present(tm, clock, now_ns);
+}
+
 #if IS_ENABLED(CONFIG_KUNIT)
 void twheel_timers_update_at(struct twheel_timers *tm, u32 clk, s64 now_ns);
 #endif
 
-struct twheel_timer *twheel_timer_find(struct twheel_timers *tm, u64 id);
+/**
+ * twheel_timer_find() - a live timer by id
+ * @tm: the timers
+ * @id: its id
+ *
+ * Return: the timer, or NULL.
+ */
+static inline struct twheel_timer *twheel_timer_find(struct twheel_timers *tm,
+						     u64 id)
+{
+	struct twheel_timer *t = twheel_ids_find(&tm->ids, id);
+
+	return t && twheel_timer_id(t) == id ? t : NULL;
+}
+
 void twheel_timer_unlink(struct twheel_timers *tm, struct twheel_timer *t);
 void twheel_timer_cancel(struct twheel_timers *tm, struct twheel_timer *t);
 void twheel_timer_place(struct twheel_timers *tm, struct twheel_timer *t,

@@ -80,11 +80,6 @@
 #include "twheel_wheel.h"
 
 /* Level of a deadline after @clk: its highest digit differing from @clk. */
-static inline unsigned int twheel_level(u64 expires, u64 clk)
-{
-	return (fls64(expires ^ clk) - 1) / TWHEEL_LVL_BITS;
-}
-
 static inline unsigned int twheel_slot(u64 expires, unsigned int lvl)
 {
 	return (expires >> (lvl * TWHEEL_LVL_BITS)) & TWHEEL_SLOT_MASK;
@@ -146,13 +141,6 @@ static inline void twheel_place(struct twheel_wheel *w, struct twheel_entry *e)
 	slot = twheel_slot(e->expires, lvl);
 	twheel_slot_append(&w->lvl[lvl]->slot[slot], &e->node);
 	w->pending[lvl] |= (u64)1 << slot;
-}
-
-/* Does @expires belong to the slot being cascaded (see the file comment)? */
-static inline bool twheel_in_cascade(const struct twheel_wheel *w, u64 expires)
-{
-	return !list_empty(&w->cascade) && expires > w->clk &&
-	       (expires >> w->casc_shift) == (w->clk >> w->casc_shift);
 }
 
 /* Lowest non-empty level, or TWHEEL_LEVELS if every slot is empty. */
@@ -529,28 +517,6 @@ u64 twheel_wheel_take_all(struct twheel_wheel *w, u64 now,
 	return n;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_take_all);
-
-/**
- * twheel_wheel_level_needed() - the level an add would need and lacks
- * @w: the wheel
- * @expires: the deadline of an entry about to be added
- *
- * O(1).
- *
- * Return: the level twheel_wheel_add(@w, ..., @expires) would put the
- * entry in, when the wheel lacks it; -1 when the add needs no level it
- * lacks (the level exists, or the entry goes to the due or cascade list).
- */
-int twheel_wheel_level_needed(const struct twheel_wheel *w, u64 expires)
-{
-	unsigned int lvl;
-
-	if (expires <= w->clk || twheel_in_cascade(w, expires))
-		return -1;
-	lvl = twheel_level(expires, w->clk);
-	return w->lvl[lvl] ? -1 : (int)lvl;
-}
-EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_level_needed);
 
 /**
  * twheel_wheel_level_missing() - the level an unfinished advance waits for

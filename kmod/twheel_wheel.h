@@ -36,6 +36,7 @@
 #define _TWHEEL_WHEEL_H
 
 #ifdef __KERNEL__
+#include <linux/bitops.h>
 #include <linux/limits.h>
 #include <linux/list.h>
 #include <linux/types.h>
@@ -121,11 +122,45 @@ u64 twheel_wheel_next(const struct twheel_wheel *w);
 bool twheel_wheel_holds(const struct twheel_wheel *w, u64 expires);
 u64 twheel_wheel_take_all(struct twheel_wheel *w, u64 now,
 			  struct list_head *all);
-int twheel_wheel_level_needed(const struct twheel_wheel *w, u64 expires);
 int twheel_wheel_level_missing(const struct twheel_wheel *w);
 void twheel_wheel_give_level(struct twheel_wheel *w, unsigned int lvl,
 			     struct twheel_level *l);
 struct twheel_level *twheel_wheel_take_empty_level(struct twheel_wheel *w);
+
+/* The level of an entry of deadline @expires, after clock @clk. */
+static inline unsigned int twheel_level(u64 expires, u64 clk)
+{
+	return (fls64(expires ^ clk) - 1) / TWHEEL_LVL_BITS;
+}
+
+/* Does @expires belong to the slot being cascaded (see twheel_wheel.c)? */
+static inline bool twheel_in_cascade(const struct twheel_wheel *w, u64 expires)
+{
+	return !list_empty(&w->cascade) && expires > w->clk &&
+	       (expires >> w->casc_shift) == (w->clk >> w->casc_shift);
+}
+
+/**
+ * twheel_wheel_level_needed() - the level an add would need and lacks
+ * @w: the wheel
+ * @expires: the deadline of an entry about to be added
+ *
+ * O(1), inline: every add asks it.
+ *
+ * Return: the level twheel_wheel_add(@w, ..., @expires) would put the
+ * entry in, when the wheel lacks it; -1 when the add needs no level it
+ * lacks (the level exists, or the entry goes to the due or cascade list).
+ */
+static inline int twheel_wheel_level_needed(const struct twheel_wheel *w,
+					    u64 expires)
+{
+	unsigned int lvl;
+
+	if (expires <= w->clk || twheel_in_cascade(w, expires))
+		return -1;
+	lvl = twheel_level(expires, w->clk);
+	return w->lvl[lvl] ? -1 : (int)lvl;
+}
 
 /**
  * twheel_wheel_advance() - advance all the way to @now

@@ -13,6 +13,10 @@
 #   VM_RESULTS   file that receives what the guest wrote to /tmp/results
 #   VM_LOG       file that receives the guest console (default: a temp file)
 #   VM_QUIET     1: do not copy the console to stdout
+#   VM_SMP       virtual CPUs (default 2)
+#   VM_QEMU_ARGS extra QEMU arguments, split on white space (e.g.
+#                "-icount shift=0,sleep=off", which needs VM_SMP=1)
+#   VM_APPEND    extra kernel parameters
 #
 # The guest has busybox, /lib/twheel/*.ko, the project's programs from
 # build/vm-bin/ and $VM_FILES in its PATH, with /proc, /sys, /dev, debugfs
@@ -112,11 +116,14 @@ out=$work/result.txt
 # 4-level paging (la57=off), as on most machines: with QEMU's -cpu max the
 # debug kernel otherwise boots with LA57, where an early-boot KASAN report
 # unrelated to twheel (at an ff11... direct-map address) was seen once.
-append="console=ttyS0 panic=-1 oops=panic loglevel=7 rdinit=/init"
-qemu=(qemu-system-x86_64 -cpu max,la57=off -smp 2 -m "${VM_MEM:-1024}"
+append="console=ttyS0 panic=-1 oops=panic loglevel=7 rdinit=/init${VM_APPEND:+ $VM_APPEND}"
+qemu=(qemu-system-x86_64 -cpu max,la57=off -smp "${VM_SMP:-2}"
+	-m "${VM_MEM:-1024}"
 	-kernel "$BZIMAGE" -initrd "$work/initrd.gz" -no-reboot
 	-display none -vga none -nodefaults)
-echo "vm: booting $kernel kernel $KVER" >&2
+# shellcheck disable=SC2206	# split on purpose: several arguments
+[ -n "${VM_QEMU_ARGS:-}" ] && qemu+=(${VM_QEMU_ARGS})
+echo "vm: booting $kernel kernel $KVER${VM_QEMU_ARGS:+ ($VM_QEMU_ARGS)}" >&2
 set +e
 if [ "$shell" = 1 ]; then
 	"${qemu[@]}" -serial mon:stdio -serial "file:$out" -append "$append"
