@@ -550,8 +550,9 @@ class Report:
                                           f"{tf[rep]:.2f}, heap "
                                           f"{hp[rep]:.2f}"))
             wc = self.worst(cases)
-            name = (f"growth: {OP_NAME[op]} wall cost at 10^6 / at 10^3, "
-                    "every twheel config")
+            name = (f"growth: {OP_NAME[op]} wall cost at "
+                    f"N={nlabel(hi) if hi else '10^6'} / at 10^3, every "
+                    "twheel config")
             bound = "≤ timerfd's and ≤ the heap's"
             if wc and hi and hi >= 10 ** 6:
                 self.target(name, bound, f"worst {wc[1]}", wc[0] <= 1.0)
@@ -745,11 +746,12 @@ def main():
     late = os.path.join(outdir, "lateness.png")
     if os.path.exists(late):
         os.remove(late)
-    if "wall" in runs and any(n.startswith("late-")
-                              for n in os.listdir(pdir)):
+    late_cgs = [cg for cg in runs["wall"].cgs() if runs["wall"].late[cg]] \
+        if "wall" in runs else []
+    if late_cgs:
         rc = subprocess.call(["gnuplot", "-e",
                               f"dir='{pdir}'; png='{late}'; "
-                              f"cgs='{' '.join(runs['wall'].cgs())}'; "
+                              f"cgs='{' '.join(late_cgs)}'; "
                               "plots='lateness'", gp])
         if rc:
             sys.exit(f"report: gnuplot failed ({rc})")
