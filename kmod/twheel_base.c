@@ -111,46 +111,6 @@ s64 twheel_clock_now(struct twheel_clocks *clocks, u32 clock)
 	}
 }
 
-/* The opener's namespace offset of @clock; none on a manual clock. */
-static s64 twheel_clocks_offset(struct twheel_clocks *clocks, u32 clock)
-{
-	return clocks->manual ? 0 : clocks->ns_offset[clock];
-}
-
-/**
- * twheel_clocks_to_kernel() - the user's time on a clock to the kernel's
- * @clocks: the context's clocks
- * @clock: the enum twheel_clk
- * @ns: a time in the opener's time namespace
- *
- * Return: the kernel's time, saturating at KTIME_MIN and KTIME_MAX.
- */
-s64 twheel_clocks_to_kernel(struct twheel_clocks *clocks, u32 clock, s64 ns)
-{
-	s64 off = twheel_clocks_offset(clocks, clock), r;
-
-	if (check_sub_overflow(ns, off, &r))
-		return off > 0 ? KTIME_MIN : KTIME_MAX;
-	return r;
-}
-
-/**
- * twheel_clocks_to_user() - the kernel's time on a clock to the user's
- * @clocks: the context's clocks
- * @clock: the enum twheel_clk
- * @ns: a time in the kernel's time
- *
- * Return: the time in the opener's namespace, saturating.
- */
-s64 twheel_clocks_to_user(struct twheel_clocks *clocks, u32 clock, s64 ns)
-{
-	s64 off = twheel_clocks_offset(clocks, clock), r;
-
-	if (check_add_overflow(ns, off, &r))
-		return off > 0 ? KTIME_MAX : KTIME_MIN;
-	return r;
-}
-
 /**
  * twheel_clocks_kick() - mark the context fired and wake its waiters
  * @clocks: the context's clocks

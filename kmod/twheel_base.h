@@ -20,7 +20,9 @@
 #include <linux/atomic.h>
 #include <linux/errno.h>
 #include <linux/hrtimer.h>
+#include <linux/ktime.h>
 #include <linux/list.h>
+#include <linux/overflow.h>
 #include <linux/time.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -159,8 +161,48 @@ void twheel_clocks_free(struct twheel_clocks *clocks);
 void twheel_clocks_kick(struct twheel_clocks *clocks);
 bool twheel_clocks_wall_due(struct twheel_clocks *clocks);
 s64 twheel_clock_now(struct twheel_clocks *clocks, u32 clock);
-s64 twheel_clocks_to_kernel(struct twheel_clocks *clocks, u32 clock, s64 ns);
-s64 twheel_clocks_to_user(struct twheel_clocks *clocks, u32 clock, s64 ns);
+
+/* The opener's namespace offset of @clock; none on a manual clock. */
+static inline s64 twheel_clocks_offset(struct twheel_clocks *clocks, u32 clock)
+{
+	return clocks->manual ? 0 : clocks->ns_offset[clock];
+}
+
+/**
+ * twheel_clocks_to_kernel() - the user's time on a clock to the kernel's
+ * @clocks: the context's clocks
+ * @clock: the enum twheel_clk
+ * @ns: a time in the opener's time namespace
+ *
+ * Return: the kernel's time, saturating at KTIME_MIN and KTIME_MAX.
+ */
+static inline s64 twheel_clocks_to_kernel(struct twheel_clocks *clocks,
+					  u32 clock, s64 ns)
+{
+	s64 off = twheel_clocks_offset(clocks, clock), r;
+
+	if (check_sub_overflow(ns, off, &r))
+		return off > 0 ? KTIME_MIN : KTIME_MAX;
+	return r;
+}
+
+/**
+ * twheel_clocks_to_user() - the kernel's time on a clock to the user's
+ * @clocks: the context's clocks
+ * @clock: the enum twheel_clk
+ * @ns: a time in the kernel's time
+ *
+ * Return: the time in the opener's namespace, saturating.
+ */
+static inline s64 twheel_clocks_to_user(struct twheel_clocks *clocks,
+					u32 clock, s64 ns)
+{
+	s64 off = twheel_clocks_offset(clocks, clock), r;
+
+	if (check_add_overflow(ns, off, &r))
+		return off > 0 ? KTIME_MAX : KTIME_MIN;
+	return r;
+}
 
 /*
  * The base that runs timers of @clock: its own, or on a manual clock the

@@ -42,7 +42,6 @@
 #include "twheel_user.h"
 
 /* The most records twheel_ctx_read() hands its emit function at once. */
-#define TWHEEL_READ_BATCH	8
 
 static_assert(TWHEEL_SUBMIT_CHUNK <= TWHEEL_MEM_OPS);
 
@@ -461,48 +460,26 @@ long twheel_ctx_read(struct twheel_ctx *ctx, u64 max,
 {
 	struct twheel_timers *tm = &ctx->timers;
 	struct twheel_event ev[TWHEEL_READ_BATCH];
-	void *bulk[TWHEEL_READ_BATCH];
-	struct twheel_timer *t, *next, *last = NULL;
 	s64 now[TWHEEL_NR_CLOCKS];
-	struct list_head taken;
-	u32 k, i, nbulk = 0;
 	u8 valid = 0;
 	u64 n = 0;
 	int ret = 0;
+	u32 k;
 
 	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_RECORD);
 	while (n < max && n < TWHEEL_CHUNK) {
-		k = 0;
-		list_for_each_entry(t, &tm->ready, rec.link) {
-			if (k == TWHEEL_READ_BATCH || n + k == max ||
-			    n + k == TWHEEL_CHUNK)
-				break;
-			twheel_timer_record(tm, t, &ev[k++], now, &valid);
-			last = t;
-		}
+		k = twheel_timers_peek(tm, ev,
+				       min3(max - n, TWHEEL_CHUNK - n,
+					    (u64)TWHEEL_READ_BATCH),
+				       now, &valid);
 		if (!k)
 			break;
 		ret = emit(arg, ev, k);
 		if (ret <= 0)
 			break;
-		/* The records taken leave the queue in one cut. */
-		if (ret < k) {
-			last = list_first_entry(&tm->ready, struct twheel_timer,
-						rec.link);
-			for (i = 1; i < ret; i++)
-				last = list_next_entry(last, rec.link);
-		}
-		list_cut_position(&taken, &tm->ready, &last->rec.link);
-		WRITE_ONCE(tm->nr_queued, tm->nr_queued - ret);
-		i = 0;
-		list_for_each_entry_safe(t, next, &taken, rec.link)
-			twheel_timer_consume(tm, t, &ev[i++], now, bulk,
-					     &nbulk);
+		/* Only the records taken leave the queue. */
+		twheel_timers_take(tm, ev, ret, now);
 		n += ret;
-		if (nbulk) {
-			twheel_timer_release_bulk(bulk, nbulk);
-			nbulk = 0;
-		}
 		if (ret < k)
 			break;
 	}

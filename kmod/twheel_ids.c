@@ -22,12 +22,6 @@
 #include "twheel_ids.h"
 #include "twheel_user.h"
 
-#define TWHEEL_IDS_NEXT_MASK	0x7fffffffU
-#define TWHEEL_IDS_RETIRED	U64_MAX
-#define TWHEEL_IDS_GEN_MAX	((1U << (64 - TWHEEL_IDS_GEN_SHIFT)) - 1)
-/* Slots are numbered below this: a free slot links to slot + 1 in 31 bits. */
-#define TWHEEL_IDS_MAX_SLOTS	TWHEEL_IDS_NEXT_MASK
-
 /**
  * twheel_ids_init() - make an empty table
  * @ids: the table
@@ -54,13 +48,6 @@ void twheel_ids_destroy(struct twheel_ids *ids)
 	memset(ids, 0, sizeof(*ids));
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_ids_destroy);
-
-/* Slots the table has room for. */
-static u32 twheel_ids_room(const struct twheel_ids *ids)
-{
-	return ids->nr_pages > 1 ?
-	       ids->nr_pages * TWHEEL_IDS_PER_PAGE : ids->first;
-}
 
 /*
  * Room for more slots, charged to the caller: the first page grows from
@@ -111,68 +98,31 @@ err_page:
 }
 
 /**
- * twheel_ids_alloc() - give an object an id
- * @ids: the table
+ * __twheel_ids_alloc_new() - give an object an id in a new slot (the rare
+ *                            part of twheel_ids_alloc())
+ * @ids: the table, with no freed slot
  * @ptr: the object; at least 2-byte aligned, not NULL
  * @id: set to the new id on success
  *
- * O(1); allocates room for more slots, charged to the caller's memory
- * cgroup, as the table grows (see twheel_ids_grow()). The id has never
- * been handed out by this table before. A new slot is taken only when no
- * freed one is left (twheel_ids_full()).
+ * Allocates room for more slots, charged to the caller's memory cgroup,
+ * when the table is full (see twheel_ids_grow()).
  *
  * Return: 0, -ENOMEM, or -ENOSPC when 2^31 - 1 slots are in use.
  */
-int twheel_ids_alloc(struct twheel_ids *ids, void *ptr, u64 *id)
+int __twheel_ids_alloc_new(struct twheel_ids *ids, void *ptr, u64 *id)
 {
-	u64 *s, gen;
-	u32 slot;
 	int ret;
 
-	if (ids->free) {
-		slot = ids->free - 1;
-		s = __twheel_ids_slot(ids, slot);
-		ids->free = (*s >> 1) & TWHEEL_IDS_NEXT_MASK;
-		gen = *s >> 32;
-	} else {
-		if (ids->nr_slots == TWHEEL_IDS_MAX_SLOTS)
-			return -ENOSPC;
-		if (ids->nr_slots == twheel_ids_room(ids)) {
-			ret = twheel_ids_grow(ids);
-			if (ret)
-				return ret;
-		}
-		slot = ids->nr_slots++;
-		s = __twheel_ids_slot(ids, slot);
-		gen = 0;
-	}
-	*s = (u64)(uintptr_t)ptr;
-	*id = gen << TWHEEL_IDS_GEN_SHIFT | ((u64)slot + 1);
+	if (ids->nr_slots == TWHEEL_IDS_MAX_SLOTS)
+		return -ENOSPC;
+	ret = twheel_ids_grow(ids);
+	if (ret)
+		return ret;
+	*__twheel_ids_slot(ids, ids->nr_slots) = (u64)(uintptr_t)ptr;
+	*id = (u64)ids->nr_slots++ + 1;
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(twheel_ids_alloc);
-
-/**
- * twheel_ids_remove() - free a live id's slot for reuse
- * @ids: the table
- * @id: a live id, as twheel_ids_alloc() gave it
- *
- * O(1). The slot's next use gets the next generation, so @id is never
- * handed out again; after 2^29 uses the slot is retired instead.
- */
-void twheel_ids_remove(struct twheel_ids *ids, u64 id)
-{
-	u32 slot = (u32)id - 1;
-	u64 gen = id >> TWHEEL_IDS_GEN_SHIFT, *s = __twheel_ids_slot(ids, slot);
-
-	if (gen == TWHEEL_IDS_GEN_MAX) {
-		*s = TWHEEL_IDS_RETIRED;
-		return;
-	}
-	*s = (gen + 1) << 32 | (u64)ids->free << 1 | TWHEEL_IDS_FREE_BIT;
-	ids->free = slot + 1;
-}
-EXPORT_SYMBOL_IF_KUNIT(twheel_ids_remove);
+EXPORT_SYMBOL_IF_KUNIT(__twheel_ids_alloc_new);
 
 /**
  * twheel_ids_replace() - point a live id at another object

@@ -59,16 +59,6 @@ static void twheel_timer_release(struct twheel_timer *t)
 }
 
 /**
- * twheel_timer_release_bulk() - free small (one-shot) timers together
- * @bulk: the timers, forgotten
- * @n: their number, >= 1
- */
-void twheel_timer_release_bulk(void **bulk, u32 n)
-{
-	kmem_cache_free_bulk(twheel_timer_cache, n, bulk);
-}
-
-/**
  * twheel_timers_init() - the timers of a new set: none
  * @tm: zeroed
  * @user: the user the set is charged to, or NULL
@@ -432,7 +422,7 @@ void twheel_timer_status(struct twheel_timers *tm, struct twheel_timer *t,
 	}
 }
 
-/**
+/*
  * twheel_timer_record() - the record of a queued timer
  * @tm: the timers
  * @t: the timer, queued
@@ -440,8 +430,9 @@ void twheel_timer_status(struct twheel_timers *tm, struct twheel_timer *t,
  * @now: per clock, its present once read in this batch of records
  * @valid: bit per clock: @now is valid (set here when read)
  */
-void twheel_timer_record(struct twheel_timers *tm, struct twheel_timer *t,
-			 struct twheel_event *ev, s64 *now, u8 *valid)
+static void twheel_timer_record(struct twheel_timers *tm,
+				struct twheel_timer *t, struct twheel_event *ev,
+				s64 *now, u8 *valid)
 {
 	struct twheel_ptimer *pt = twheel_ptimer(t);
 	u32 clock = twheel_timer_clock(t);
@@ -462,7 +453,7 @@ void twheel_timer_record(struct twheel_timers *tm, struct twheel_timer *t,
 	}
 }
 
-/**
+/*
  * twheel_timer_consume() - end a record that was read
  * @tm: the timers
  * @t: the timer whose record @ev the caller took off the queue (with the
@@ -475,9 +466,10 @@ void twheel_timer_record(struct twheel_timers *tm, struct twheel_timer *t,
  *
  * Frees a one-shot timer; puts a periodic one back for its next deadline.
  */
-void twheel_timer_consume(struct twheel_timers *tm, struct twheel_timer *t,
-			  const struct twheel_event *ev, const s64 *now,
-			  void **bulk, u32 *nbulk)
+static void twheel_timer_consume(struct twheel_timers *tm,
+				 struct twheel_timer *t,
+				 const struct twheel_event *ev, const s64 *now,
+				 void **bulk, u32 *nbulk)
 {
 	struct twheel_ptimer *pt = twheel_ptimer(t);
 
@@ -496,6 +488,67 @@ void twheel_timer_consume(struct twheel_timers *tm, struct twheel_timer *t,
 						       ev->count,
 						       pt->period_ns),
 			   now[twheel_timer_clock(t)]);
+}
+
+/**
+ * twheel_timers_peek() - the records at the head of the queue
+ * @tm: the timers
+ * @ev: set to the records, oldest first
+ * @n: room in @ev, at most TWHEEL_READ_BATCH
+ * @now: per clock, its present once read for this batch of records
+ * @valid: bit per clock: @now is valid (set here when read)
+ *
+ * Nothing leaves the queue: twheel_timers_take() ends the records the
+ * caller could hand over.
+ *
+ * Return: the number of records set, fewer than @n when the queue holds
+ * fewer.
+ */
+u32 twheel_timers_peek(struct twheel_timers *tm, struct twheel_event *ev,
+		       u32 n, s64 *now, u8 *valid)
+{
+	struct twheel_timer *t;
+	u32 k = 0;
+
+	list_for_each_entry(t, &tm->ready, rec.link) {
+		if (k == n)
+			break;
+		twheel_timer_record(tm, t, &ev[k++], now, valid);
+	}
+	return k;
+}
+
+/**
+ * twheel_timers_take() - end the records at the head of the queue, read
+ * @tm: the timers
+ * @ev: the records twheel_timers_peek() set for them
+ * @n: how many were read, >= 1, at most what twheel_timers_peek() set
+ * @now: the presents twheel_timers_peek() read
+ *
+ * They leave the queue in one cut. One-shot timers are freed (the small
+ * ones together); periodic ones go back into the wheel for their next
+ * deadline.
+ */
+void twheel_timers_take(struct twheel_timers *tm,
+			const struct twheel_event *ev, u32 n, const s64 *now)
+{
+	struct twheel_timer *t, *next, *last;
+	void *bulk[TWHEEL_READ_BATCH];
+	struct list_head taken;
+	u32 i, nbulk = 0;
+
+	if (WARN_ON_ONCE(n > TWHEEL_READ_BATCH || n > tm->nr_queued))
+		return;
+	last = list_first_entry(&tm->ready, struct twheel_timer, rec.link);
+	for (i = 1; i < n; i++)
+		last = list_next_entry(last, rec.link);
+	list_cut_position(&taken, &tm->ready, &last->rec.link);
+	WRITE_ONCE(tm->nr_queued, tm->nr_queued - n);
+	i = 0;
+	list_for_each_entry_safe(t, next, &taken, rec.link)
+		twheel_timer_consume(tm, t, &ev[i++], now, bulk, &nbulk);
+	if (nbulk)
+		kmem_cache_free_bulk(twheel_timer_cache, nbulk, bulk);
 }
 
 /**

@@ -36,6 +36,12 @@ struct twheel_user;
  */
 #define TWHEEL_CHUNK		256
 
+/*
+ * The most records twheel_timers_peek() and twheel_timers_take() handle
+ * at once: gathered on the reader's stack, copied out together.
+ */
+#define TWHEEL_READ_BATCH	8
+
 /* The most operations twheel_mem_alloc() serves at once. */
 #define TWHEEL_MEM_OPS		32
 
@@ -199,12 +205,10 @@ void twheel_timer_place(struct twheel_timers *tm, struct twheel_timer *t,
 			s64 deadline, s64 now_ns);
 void twheel_timer_status(struct twheel_timers *tm, struct twheel_timer *t,
 			 struct twheel_status *st);
-void twheel_timer_record(struct twheel_timers *tm, struct twheel_timer *t,
-			 struct twheel_event *ev, s64 *now, u8 *valid);
-void twheel_timer_consume(struct twheel_timers *tm, struct twheel_timer *t,
-			  const struct twheel_event *ev, const s64 *now,
-			  void **bulk, u32 *nbulk);
-void twheel_timer_release_bulk(void **bulk, u32 n);
+u32 twheel_timers_peek(struct twheel_timers *tm, struct twheel_event *ev,
+		       u32 n, s64 *now, u8 *valid);
+void twheel_timers_take(struct twheel_timers *tm,
+			const struct twheel_event *ev, u32 n, const s64 *now);
 s64 twheel_periods_after(s64 d, u64 n, u64 p);
 
 void twheel_mem_alloc(struct twheel_mem *mem, const struct twheel_op *ops,
