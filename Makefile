@@ -173,7 +173,7 @@ help:
 	@echo ""
 	@echo "Benchmarks"
 	@echo "  make bench [BENCH_REPS=5 BENCH_NMAX=1000000 BENCH_QUICK=1]   twheel vs timerfd vs heap, stock VM (~8 min; quick ~2 min)"
-	@echo "  make bench-report | bench-bin     the report again; the benchmark binary"
+	@echo "  make bench-report | bench-bin | bench-publish | bench-page-check   the report again; the binary; docs/benchmarks.md from a full run; its commands checked"
 	@echo "  make kbench | kbench-module       in-kernel wheel vs timer_list/hrtimer"
 	@echo "  make bench-prof [PROF_MODES='b64 expiry']   kernel functions ranked by samples, per workload, stock VM"
 	@echo "  make bench-core | bench-core-callgrind   the wheel core natively vs a heap, a hashed wheel (~3 min)"

@@ -94,6 +94,7 @@ if [ -f tests/wheel/wheel.mk ]; then
 fi
 stage userspace-build	make --no-print-directory userspace examples vm-userspace
 stage man		tests/man.sh
+stage bench-page	tests/bench/check-page.sh
 stage syz		python3 tests/syz/check.py
 stage make		tests/make-selftest.sh
 stage packaging-install	tests/packaging/install.sh
