@@ -14,6 +14,7 @@
 #   tests/bench/check-page.sh --page PAGE (the page only, no self-test)
 #
 # One "ok"/"not ok" line per check, then "RESULT <passed> <failed>".
+# shellcheck disable=SC2016	# the pages hold markdown backquotes, not expansions
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -35,12 +36,13 @@ result() {	# result NAME STATUS [DETAIL]
 # make's database of rules (-q: nothing run; its status says nothing here).
 targets=$({ make -pRrq : 2>/dev/null || true; } |
 	awk -F: '/^[a-zA-Z0-9][^$#\/\t=]*:([^=]|$)/ { print $1 }' | sort -u)
-# shellcheck disable=SC2046	# one word per included fragment
-var_sources=$(echo Makefile $(sed -n 's/^-include //p' Makefile) tests/bench/run.sh tests/bench/publish.sh)
+mapfile -t var_sources < <(echo Makefile; sed -n 's/^-include //p' Makefile;
+	echo tests/bench/run.sh; echo tests/bench/publish.sh)
 
 # commands PAGE: the candidate commands, one per line.
 commands() {
 	{
+		# shellcheck disable=SC2016	# backquotes, not an expansion
 		grep -o '`[^`]*`' "$1" | tr -d '`'
 		sed -n 's/^    \+//p' "$1"
 	} | sed 's/[[:space:]]*$//' |
@@ -61,7 +63,7 @@ check_page() {
 			for w in ${line#make}; do
 				case $w in
 				*=*)
-					grep -qw -- "${w%%=*}" $var_sources ||
+					grep -qsw -- "${w%%=*}" "${var_sources[@]}" ||
 						{ st=1; why="$why variable ${w%%=*} read nowhere;"; }
 					;;
 				-*|\'*|\"*|*\'|*\") ;;	# options, quoted values
