@@ -5,6 +5,8 @@
 # one line "N passed, N failed, N skipped" (N counts test cases, KUnit
 # cases included; skipped: cases the kernel cannot run, e.g. fault
 # injection on Debian's kernel). Exit status non-zero on any failure. Logs: build/logs/.
+# A stage still running after 30 s prints "check: ... NAME: Ns, STEP"
+# every 30 s (never "passed"/"failed": only the stage lines count).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
@@ -15,12 +17,45 @@ total_fail=0
 total_skip=0
 start_all=$(date +%s)
 
-# stage_run NAME COMMAND...: run it into build/logs/NAME.log.
+# stage_step NAME: what a running stage is doing, from its logs: the
+# kernel being fetched or built, the test program or KUnit suite running in
+# the VM (the console of this run, newer than the stage's log), else the
+# log's last line.
+stage_step() {
+	local name=$1 log=$logs/$1.log con line
+	if [ "$name" = kernels ]; then
+		line=$(sed -n 's/^kernel\.sh: //p' "$log" | tail -n1)
+		echo "${line:-resolving the debug, stock and rt kernels}"
+		return
+	fi
+	con=$(find "$logs" -maxdepth 1 -name "$name*-console.log" -newer "$log" \
+		2>/dev/null | head -n1)
+	if [ -n "$con" ]; then
+		line=$(tr -d '\r' < "$con" | grep -aE '^# running |^\[[^]]*\]     # Subtest: ' |
+			tail -n1 | sed -E 's/^# running (.*\/)?/running /; s/.*# Subtest: /KUnit suite /')
+		echo "${line:-booting the VM}"
+		return
+	fi
+	line=$(grep -av '^[[:space:]]*$' "$log" 2>/dev/null | tail -n1 | cut -c1-80)
+	echo "${line:-started}"
+}
+
+# stage_run NAME COMMAND...: run it into build/logs/NAME.log; every 30 s
+# while it runs, one line: its time so far and its step (stage_step).
 stage_run() {
-	local name=$1 t0 rc
+	local name=$1 t0 rc pid n=0
 	shift
 	t0=$(date +%s)
-	"$@" > "$logs/$name.log" 2>&1
+	"$@" > "$logs/$name.log" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 1
+		n=$((n + 1))
+		if [ $((n % 30)) = 0 ] && kill -0 "$pid" 2>/dev/null; then
+			echo "check: ... $name: $(($(date +%s) - t0))s, $(stage_step "$name")"
+		fi
+	done
+	wait "$pid"
 	rc=$?
 	echo "$rc $(($(date +%s) - t0))" > "$logs/$name.status"
 }

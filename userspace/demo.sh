@@ -5,8 +5,11 @@
 # Loads the module, shows what an fd is, a short twheelctl session, then
 # the payment-deadline demo (userspace/demo/orders.c) live and on the
 # manual clock, and unloads the module. Any failure ends it (set -e).
+# userspace/demo/run.sh (make demo) shows the console from the
+# "twheel-demo: begin" line on.
 set -e
 step() { echo; echo "==> $*"; }
+echo "twheel-demo: begin"
 
 step "insmod twheel.ko"
 insmod /lib/twheel/twheel.ko

@@ -6,9 +6,6 @@
  * detail (see their headers); this test makes sure they ran to the end
  * and that the figures that must be exact are.
  *
- *   echo_server   twheel-echo-server --selftest: no connection closed
- *                 early or twice, every quiet one closed, exactly one
- *                 timer ioctl per activity
  *   uv_timers     twheel-uv-timers: 1000 timers from a libuv loop, each
  *                 one-shot once and never early, no cancelled one fired,
  *                 periodic counts within their bounds
@@ -17,10 +14,11 @@
  *   orders_live   twheel-orders live with 20000 orders: each order paid
  *                 XOR expired, none early
  *
+ * The echo server has its own test, with its clients: echo.c.
+ *
  * Every line a program printed is repeated as a "#" diagnostic.
  */
 #include <fcntl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 
 #include "twtest.h"
@@ -142,36 +140,6 @@ static void check_exit0(int status)
 			 WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
-static void echo_server(void)
-{
-	char *argv[] = { "/usr/bin/twheel-echo-server", "--selftest", NULL };
-	char *out = malloc(OUT_SIZE);
-	int status, s;
-
-	CHECK(out);
-	/* The debug test kernel may be built without TCP/IP. */
-	s = socket(AF_INET, SOCK_STREAM, 0);
-	if (s < 0 && (errno == ENOSYS || errno == EAFNOSUPPORT))
-		twt_skip("no TCP/IP sockets in this kernel");
-	CHECK_OK(s);
-	close(s);
-	status = run(argv, out);
-	check_exit0(status);
-	CHECK_FIELD(out, "early", "0");
-	CHECK_FIELD(out, "twice", "0");
-	CHECK_FIELD(out, "not_closed", "0");
-	CHECK_FIELD(out, "timer_ioctls_per_activity", "1.00");
-	CHECK(field_ll(out, "activities") > 0);
-	CHECK_EQ(field_ll(out, "activities"),
-		 field_ll(out, "timer_ioctls_in_activities"));
-	/* Every connection ended one way: closed idle, or by the client. */
-	CHECK_EQ(field_ll(out, "idle_closed") + field_ll(out, "client_closed"),
-		 field_ll(out, "connections"));
-	CHECK(field_ll(out, "active_kept") > 0);
-	CHECK(strstr(out, "\nselftest: passed\n"));
-	free(out);
-}
-
 static void uv_timers(void)
 {
 	char *argv[] = { "/usr/bin/twheel-uv-timers", NULL };
@@ -228,7 +196,6 @@ static void orders_live(void)
 }
 
 TWT_MAIN("examples",
-	 TWT_CASE_T(echo_server, 180),
 	 TWT_CASE_T(uv_timers, 180),
 	 TWT_CASE_T(orders_manual, 120),
 	 TWT_CASE_T(orders_live, 180))

@@ -56,6 +56,7 @@ debug_kernel() {
 		log "building debug kernel $srcver ($fraghash) in $out"
 		rm -rf "$out"
 		mkdir -p "$out"
+		log "configuring: tinyconfig + debug.config"
 		make -s -C "$src" O="$out" tinyconfig >&2
 		"$src/scripts/kconfig/merge_config.sh" -m -O "$out" \
 			"$out/.config" "$here/debug.config" >&2
@@ -65,7 +66,9 @@ debug_kernel() {
 			grep -qxF "$l" "$out/.config" || { log "config lost: $l"; echo x; }
 		done > "$out/.missing"
 		[ ! -s "$out/.missing" ] || die "debug.config options were dropped (see above)"
+		log "compiling bzImage and modules (-j$jobs; about 4 minutes on 2 cores)"
 		make -s -C "$src" O="$out" -j"$jobs" bzImage modules >&2
+		log "debug kernel built"
 		touch "$out/.twheel-built"
 		# Older builds of other keys are useless now; keep the cache small.
 		for old in "$cache"/debug-*; do
