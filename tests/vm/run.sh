@@ -8,6 +8,8 @@
 #
 # Environment:
 #   VM_FILES     extra static executables, placed in the guest's PATH
+#   VM_OVERLAY   a directory whose tree is copied into the guest's root
+#                (e.g. an interpreter with its libraries: usr/bin/..., lib64/...)
 #   VM_TIMEOUT   seconds before the VM is killed (default 900)
 #   VM_MEM       guest memory in MiB (default 1024)
 #   VM_RESULTS   file that receives what the guest wrote to /tmp/results
@@ -62,6 +64,9 @@ fi
 for f in ${VM_FILES:-}; do
 	cp "$f" "$root/usr/local/bin/"
 done
+if [ -n "${VM_OVERLAY:-}" ]; then
+	cp -a "$VM_OVERLAY/." "$root/"
+fi
 printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' > "$root/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
 printf '%s\n' "$cmd" > "$root/cmd"

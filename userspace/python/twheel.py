@@ -1,0 +1,720 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""twheel: Python binding of /dev/twheel, many timers on one fd.
+
+Standard library only (``fcntl.ioctl``, ``struct``, ``os``, ``select``,
+``ctypes`` for the user pointers of batches and listings). The ABI is
+``uapi/linux/twheel.h``; this module mirrors it struct for struct, and
+``tests/python/test_host.py`` compares every size, offset, constant and
+ioctl number with what a C compiler makes of that header.
+
+Errors are the kernel's: every failing call raises :class:`OSError` with
+the ``errno`` the system call failed with (``ENOENT`` for an unknown id,
+``EINVAL`` for a bad clock or flag, ``EBUSY`` for a late CONFIG, ...).
+Nothing is retried or hidden, except that an ``EAGAIN`` read of a
+non-blocking fd returns no records instead of raising.
+
+Example::
+
+    import twheel
+
+    with twheel.Wheel() as w:
+        t = w.add(30 * twheel.SEC, cookie=order_id)     # relative, MONOTONIC
+        w.modify(t, 60 * twheel.SEC)                    # same id, re-armed
+        for ev in w.read():                             # blocks for >= 1 record
+            print(ev.id, ev.cookie, ev.count)
+
+Unit tests of timeout logic use the manual clock::
+
+    w = twheel.Wheel(blocking=False)
+    w.config(manual=True)
+    t = w.add(30 * twheel.MIN, cookie=7)
+    w.advance(30 * twheel.MIN - 1)    # nothing due: w.read() == []
+    w.advance(1)                      # due: queued before advance returns
+    [ev] = w.read()
+
+asyncio: on a non-blocking Wheel, ``await w.read_async()`` waits (through
+``loop.add_reader``) for the next records, and ``async for ev in
+w.records_async()`` yields them one at a time.
+"""
+
+import asyncio
+import ctypes
+import enum
+import errno as _errno
+import fcntl
+import os
+import select
+import struct
+import time
+from typing import Iterator, List, NamedTuple, Optional, Sequence
+
+__all__ = [
+    "ABI_VERSION", "VERSION", "DEFAULT_TICK_NS", "MIN_TICK_NS", "MAX_TICK_NS",
+    "MAX_BATCH", "ABSTIME", "SET_COOKIE", "CONFIG_MANUAL",
+    "FEATURE_PERIODIC", "FEATURE_TIMENS", "FEATURE_MANUAL_CLOCK",
+    "FEATURE_RELATIVE_WALL", "NSEC", "USEC", "MSEC", "SEC", "MIN",
+    "Clock", "State", "OpCode", "TimerId", "Event", "Status", "Info",
+    "OpResult", "Batch", "Wheel", "now",
+    "IOC_INFO", "IOC_ADD", "IOC_CANCEL", "IOC_MODIFY", "IOC_QUERY",
+    "IOC_LIST", "IOC_SUBMIT", "IOC_CONFIG", "IOC_ADVANCE",
+]
+
+# ---- constants of <linux/twheel.h> ----
+
+ABI_VERSION = 2
+VERSION = "0.3"
+DEFAULT_TICK_NS = 1_000_000
+MIN_TICK_NS = 1_000
+MAX_TICK_NS = 1_000_000_000
+MAX_BATCH = 1024
+
+ABSTIME = 0x1
+SET_COOKIE = 0x2
+CONFIG_MANUAL = 0x1
+
+FEATURE_PERIODIC = 0x1
+FEATURE_TIMENS = 0x2
+FEATURE_MANUAL_CLOCK = 0x4
+FEATURE_RELATIVE_WALL = 0x8
+
+# Durations in nanoseconds, for readable deadlines: 30 * twheel.SEC.
+NSEC = 1
+USEC = 1_000
+MSEC = 1_000_000
+SEC = 1_000_000_000
+MIN = 60 * SEC
+
+
+class Clock(enum.IntEnum):
+    """The clocks a timer may run on: clockid_t values, as for timerfd."""
+
+    REALTIME = 0
+    MONOTONIC = 1
+    BOOTTIME = 7
+    TAI = 11
+
+
+class State(enum.IntEnum):
+    """A timer's state; also what CANCEL and MODIFY report it was in."""
+
+    PENDING = 1   #: its next expiry has not happened yet
+    QUEUED = 2    #: it expired and its record is unread
+
+
+class OpCode(enum.IntEnum):
+    """struct twheel_op.op: the operations of a batch."""
+
+    ADD = 1
+    MODIFY = 2
+    CANCEL = 3
+    QUERY = 4
+
+
+class TimerId(int):
+    """A timer's id: never 0, unique in its fd, never reused while it is open.
+
+    An int (it is the ABI's __u64), typed so that an id is not confused
+    with a cookie or a time.
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"TimerId({int(self)})"
+
+
+def _clock(c: int) -> int:
+    """A clockid as the kernel sees it: known ones as Clock, others as given
+    (the kernel decides: EINVAL)."""
+    try:
+        return Clock(c)
+    except ValueError:
+        return c
+
+
+def _state(s: int) -> int:
+    try:
+        return State(s)
+    except ValueError:
+        return s
+
+
+# ---- struct layouts ----
+#
+# Every struct of the ABI is naturally aligned and has no padding, so the
+# standard-size, native-order struct format ("=") is its exact layout.
+# Each is a list of (field, format) in header order; the host tests compile
+# offsetof() of every field against uapi/linux/twheel.h.
+
+class _Layout:
+    """One C struct of the ABI: its fields, format and size."""
+
+    def __init__(self, cname: str, fields: Sequence[tuple], size: int):
+        self.cname = cname
+        self.fields = tuple(fields)
+        self.names = tuple(f for f, _ in self.fields)
+        self.struct = struct.Struct("=" + "".join(t for _, t in self.fields))
+        self.size = self.struct.size
+        # The header's documented size: a mismatch is a bug here.
+        assert self.size == size, (cname, self.size, size)
+
+    def offset(self, field: str) -> int:
+        """The byte offset of @field, as offsetof() in C."""
+        fmt = "="
+        for name, t in self.fields:
+            if name == field:
+                return struct.calcsize(fmt)
+            fmt += t
+        raise KeyError(field)
+
+    def pack(self, **values) -> bytearray:
+        """A zeroed struct with @values set (unknown names: KeyError)."""
+        for k in values:
+            if k not in self.names:
+                raise KeyError(f"{self.cname} has no field {k}")
+        return bytearray(self.struct.pack(*(values.get(n, 0) for n in self.names)))
+
+    def unpack(self, buf, offset: int = 0) -> dict:
+        return dict(zip(self.names, self.struct.unpack_from(buf, offset)))
+
+
+ADD = _Layout("twheel_add", [
+    ("cookie", "Q"), ("expires_ns", "q"), ("period_ns", "Q"),
+    ("flags", "I"), ("clock", "I"), ("id", "Q")], 40)
+MODIFY = _Layout("twheel_modify", [
+    ("id", "Q"), ("cookie", "Q"), ("expires_ns", "q"), ("period_ns", "Q"),
+    ("flags", "I"), ("result", "I")], 40)
+CANCEL = _Layout("twheel_cancel", [
+    ("id", "Q"), ("flags", "I"), ("result", "I")], 16)
+_STATUS_FIELDS = [
+    ("id", "Q"), ("cookie", "Q"), ("deadline_ns", "q"), ("period_ns", "Q"),
+    ("count", "Q"), ("remaining_ns", "q"), ("clock", "I"), ("state", "I")]
+STATUS = _Layout("twheel_status", _STATUS_FIELDS, 56)
+# struct twheel_query embeds struct twheel_status as its member "status";
+# its fields here are status.id, status.cookie, ...
+QUERY = _Layout("twheel_query", [
+    ("id", "Q"), ("flags", "I"), ("__reserved", "I")] +
+    [("status." + n, t) for n, t in _STATUS_FIELDS], 72)
+LIST = _Layout("twheel_list", [
+    ("statuses", "Q"), ("capacity", "I"), ("count", "I"), ("cursor", "Q"),
+    ("status_size", "I"), ("flags", "I")], 32)
+OP = _Layout("twheel_op", [
+    ("op", "I"), ("flags", "I"), ("id", "Q"), ("cookie", "Q"),
+    ("expires_ns", "q"), ("period_ns", "Q"), ("clock", "I"), ("error", "i"),
+    ("result", "I"), ("__reserved", "I"), ("count", "Q"),
+    ("remaining_ns", "q")], 72)
+SUBMIT = _Layout("twheel_submit", [
+    ("ops", "Q"), ("nr", "I"), ("op_size", "I"), ("flags", "I"),
+    ("__reserved", "I")], 24)
+CONFIG = _Layout("twheel_config", [
+    ("tick_ns", "Q"), ("flags", "I"), ("__reserved", "I")], 16)
+ADVANCE = _Layout("twheel_advance", [
+    ("delta_ns", "Q"), ("flags", "I"), ("__reserved", "I"),
+    ("now_ns", "q")], 24)
+EVENT = _Layout("twheel_event", [
+    ("id", "Q"), ("cookie", "Q"), ("time_ns", "q"), ("count", "Q"),
+    ("clock", "I"), ("flags", "I")], 40)
+INFO = _Layout("twheel_info", [
+    ("version", "I"), ("event_size", "I"), ("tick_ns", "Q"),
+    ("max_timers", "Q"), ("timers", "Q"), ("queued", "Q"),
+    ("features", "Q"), ("ioctls", "Q"), ("clocks", "Q"),
+    ("min_tick_ns", "Q"), ("max_tick_ns", "Q"), ("config_flags", "I"),
+    ("op_size", "I"), ("status_size", "I"), ("max_batch", "I")], 96)
+
+LAYOUTS = (ADD, MODIFY, CANCEL, STATUS, QUERY, LIST, OP, SUBMIT, CONFIG,
+           ADVANCE, EVENT, INFO)
+
+# ---- ioctl numbers, as <asm-generic/ioctl.h> makes them ----
+
+_IOC_NRBITS, _IOC_TYPEBITS, _IOC_SIZEBITS = 8, 8, 14
+_IOC_NRSHIFT = 0
+_IOC_TYPESHIFT = _IOC_NRSHIFT + _IOC_NRBITS
+_IOC_SIZESHIFT = _IOC_TYPESHIFT + _IOC_TYPEBITS
+_IOC_DIRSHIFT = _IOC_SIZESHIFT + _IOC_SIZEBITS
+_IOC_NONE, _IOC_WRITE, _IOC_READ = 0, 1, 2
+
+
+def _IOC(direction: int, typ: int, nr: int, size: int) -> int:
+    assert 0 <= size < (1 << _IOC_SIZEBITS)
+    return ((direction << _IOC_DIRSHIFT) | (typ << _IOC_TYPESHIFT) |
+            (nr << _IOC_NRSHIFT) | (size << _IOC_SIZESHIFT))
+
+
+def _IOR(typ, nr, layout):
+    return _IOC(_IOC_READ, typ, nr, layout.size)
+
+
+def _IOW(typ, nr, layout):
+    return _IOC(_IOC_WRITE, typ, nr, layout.size)
+
+
+def _IOWR(typ, nr, layout):
+    return _IOC(_IOC_READ | _IOC_WRITE, typ, nr, layout.size)
+
+
+IOC_TYPE = 0xBA
+IOC_INFO = _IOR(IOC_TYPE, 0x00, INFO)
+IOC_ADD = _IOWR(IOC_TYPE, 0x01, ADD)
+IOC_CANCEL = _IOWR(IOC_TYPE, 0x02, CANCEL)
+IOC_MODIFY = _IOWR(IOC_TYPE, 0x03, MODIFY)
+IOC_QUERY = _IOWR(IOC_TYPE, 0x04, QUERY)
+IOC_LIST = _IOWR(IOC_TYPE, 0x05, LIST)
+IOC_SUBMIT = _IOW(IOC_TYPE, 0x06, SUBMIT)
+IOC_CONFIG = _IOW(IOC_TYPE, 0x07, CONFIG)
+IOC_ADVANCE = _IOWR(IOC_TYPE, 0x08, ADVANCE)
+
+
+# ---- what the kernel returns ----
+
+class Event(NamedTuple):
+    """One expiry record (struct twheel_event), as read(2) returns it."""
+
+    id: TimerId
+    cookie: int
+    time_ns: int    #: when it was queued, on the timer's clock
+    count: int      #: expiries it stands for (periodic: >= 1)
+    clock: int      #: a Clock
+    flags: int
+
+
+class Status(NamedTuple):
+    """One timer (struct twheel_status), as QUERY and LIST report it."""
+
+    id: TimerId
+    cookie: int
+    deadline_ns: int    #: absolute time of the next expiry not yet counted
+    period_ns: int
+    count: int          #: expiries its queued record stands for; 0 pending
+    remaining_ns: int
+    clock: int
+    state: int          #: a State
+
+    @classmethod
+    def _make_raw(cls, d: dict, prefix: str = "") -> "Status":
+        g = lambda n: d[prefix + n]  # noqa: E731
+        return cls(TimerId(g("id")), g("cookie"), g("deadline_ns"),
+                   g("period_ns"), g("count"), g("remaining_ns"),
+                   _clock(g("clock")), _state(g("state")))
+
+
+class Info(NamedTuple):
+    """TWHEEL_IOC_INFO (struct twheel_info): the module and this fd."""
+
+    version: int
+    event_size: int
+    tick_ns: int
+    max_timers: int
+    timers: int
+    queued: int
+    features: int
+    ioctls: int
+    clocks: int
+    min_tick_ns: int
+    max_tick_ns: int
+    config_flags: int
+    op_size: int
+    status_size: int
+    max_batch: int
+
+    @property
+    def manual(self) -> bool:
+        """True when the fd runs on the manual clock."""
+        return bool(self.config_flags & CONFIG_MANUAL)
+
+
+class OpResult(NamedTuple):
+    """One operation of a batch after TWHEEL_IOC_SUBMIT.
+
+    ``error`` is 0 or the (positive) errno the single ioctl would have
+    failed with; ``ok`` says which. ``id`` is ADD's new id; ``state`` is
+    MODIFY's and CANCEL's previous state or QUERY's state; ``status`` is
+    QUERY's whole status (None for other operations or on error).
+    """
+
+    op: OpCode
+    error: int
+    id: TimerId
+    state: Optional[int]
+    status: Optional[Status]
+
+    @property
+    def ok(self) -> bool:
+        return self.error == 0
+
+    def exception(self) -> Optional[OSError]:
+        """The OSError the single ioctl would have raised, or None."""
+        if not self.error:
+            return None
+        return OSError(self.error, os.strerror(self.error))
+
+    def check(self) -> "OpResult":
+        """Raise exception() if the operation failed; else return self."""
+        if self.error:
+            raise self.exception()
+        return self
+
+
+def now(clock: int = Clock.MONOTONIC) -> int:
+    """The present time of @clock in nanoseconds, for absolute deadlines."""
+    return time.clock_gettime_ns(clock)
+
+
+def _flags(absolute: bool) -> int:
+    return ABSTIME if absolute else 0
+
+
+# ---- batches ----
+
+class Batch:
+    """Operations for one or more TWHEEL_IOC_SUBMIT calls, in order.
+
+    Build with add(), modify(), cancel() and query() (each returns the
+    operation's index), then ``wheel.submit(batch)``: one OpResult per
+    operation, in order. Each operation behaves exactly as its single
+    ioctl and fails alone; more than MAX_BATCH operations are submitted in
+    several calls.
+    """
+
+    def __init__(self):
+        self._ops: List[bytearray] = []
+
+    def __len__(self) -> int:
+        return len(self._ops)
+
+    def _append(self, **fields) -> int:
+        self._ops.append(OP.pack(**fields))
+        return len(self._ops) - 1
+
+    def add(self, expires_ns: int, *, cookie: int = 0, period_ns: int = 0,
+            clock: int = Clock.MONOTONIC, absolute: bool = False) -> int:
+        """Queue an ADD (as Wheel.add)."""
+        return self._append(op=OpCode.ADD, flags=_flags(absolute),
+                            cookie=cookie, expires_ns=expires_ns,
+                            period_ns=period_ns, clock=int(clock))
+
+    def modify(self, timer: int, expires_ns: int, *, period_ns: int = 0,
+               cookie: Optional[int] = None, absolute: bool = False) -> int:
+        """Queue a MODIFY (as Wheel.modify)."""
+        flags = _flags(absolute) | (SET_COOKIE if cookie is not None else 0)
+        return self._append(op=OpCode.MODIFY, flags=flags, id=timer,
+                            cookie=cookie or 0, expires_ns=expires_ns,
+                            period_ns=period_ns)
+
+    def cancel(self, timer: int) -> int:
+        """Queue a CANCEL."""
+        return self._append(op=OpCode.CANCEL, id=timer)
+
+    def query(self, timer: int) -> int:
+        """Queue a QUERY."""
+        return self._append(op=OpCode.QUERY, id=timer)
+
+    def raw(self, **fields) -> int:
+        """Queue a struct twheel_op given field by field (for tests of the
+        kernel's checks: unknown ops, flags, reserved bits)."""
+        return self._append(**fields)
+
+
+def _op_result(d: dict) -> OpResult:
+    try:
+        code = OpCode(d["op"])
+    except ValueError:
+        code = d["op"]
+    err = -d["error"]
+    status = None
+    if code == OpCode.QUERY and not err:
+        status = Status(TimerId(d["id"]), d["cookie"], d["expires_ns"],
+                        d["period_ns"], d["count"], d["remaining_ns"],
+                        _clock(d["clock"]), _state(d["result"]))
+    state = _state(d["result"]) if code in (OpCode.MODIFY, OpCode.CANCEL,
+                                            OpCode.QUERY) and not err else None
+    return OpResult(code, err, TimerId(d["id"]), state, status)
+
+
+# ---- the fd ----
+
+class Wheel:
+    """An open /dev/twheel: one independent timer set.
+
+    ``Wheel(path="/dev/twheel", blocking=True, check_version=True)``
+    opens it O_RDWR | O_CLOEXEC (O_NONBLOCK when not @blocking). With
+    @check_version, a module of another ABI version closes it again and
+    raises OSError(EPROTO), as libtwheel's twheel_open() does.
+    ``Wheel.from_fd(fd)`` wraps an fd opened elsewhere (it is then owned:
+    close() closes it). A Wheel is a context manager and has fileno(), so
+    select, selectors and asyncio take it as it is.
+    """
+
+    def __init__(self, path: str = "/dev/twheel", *, blocking: bool = True,
+                 check_version: bool = True, _fd: Optional[int] = None):
+        if _fd is None:
+            flags = os.O_RDWR | os.O_CLOEXEC | (0 if blocking else os.O_NONBLOCK)
+            _fd = os.open(path, flags)
+        self._fd = _fd
+        self._event_buf = None
+        if check_version:
+            try:
+                v = self.info().version
+            except BaseException:
+                self.close()
+                raise
+            if v != ABI_VERSION:
+                self.close()
+                raise OSError(_errno.EPROTO,
+                              f"twheel ABI version {v}, expected {ABI_VERSION}")
+
+    @classmethod
+    def from_fd(cls, fd: int, *, check_version: bool = True) -> "Wheel":
+        """Wrap an already open twheel fd (owned from now on)."""
+        return cls(_fd=fd, check_version=check_version)
+
+    # -- the fd itself --
+
+    def fileno(self) -> int:
+        if self._fd < 0:
+            raise ValueError("I/O operation on closed Wheel")
+        return self._fd
+
+    @property
+    def closed(self) -> bool:
+        return self._fd < 0
+
+    def close(self) -> None:
+        """Close the fd: every timer of the set goes with it."""
+        if self._fd >= 0:
+            fd, self._fd = self._fd, -1
+            os.close(fd)
+
+    def __enter__(self) -> "Wheel":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    @property
+    def blocking(self) -> bool:
+        """Whether read() blocks (the fd lacks O_NONBLOCK)."""
+        return os.get_blocking(self.fileno())
+
+    @blocking.setter
+    def blocking(self, value: bool) -> None:
+        os.set_blocking(self.fileno(), value)
+
+    def _ioctl(self, cmd: int, buf: bytearray) -> int:
+        # A bytearray is mutable: the kernel's outputs land in it.
+        return fcntl.ioctl(self.fileno(), cmd, buf, True)
+
+    # -- the handshake and the fd's setup --
+
+    def info(self) -> Info:
+        """TWHEEL_IOC_INFO: module version and sizes, this fd's tick,
+        limits, timers and queued records."""
+        buf = bytearray(INFO.size)
+        self._ioctl(IOC_INFO, buf)
+        return Info(**INFO.unpack(buf))
+
+    def config(self, tick_ns: int = DEFAULT_TICK_NS, *,
+               manual: bool = False) -> None:
+        """TWHEEL_IOC_CONFIG, before the fd's first timer (EBUSY after):
+        the tick (MIN_TICK_NS to MAX_TICK_NS, else EINVAL) and, with
+        @manual, the manual clock: it starts at 0 and moves only by
+        advance(); every timer runs on it, whatever clock it names."""
+        self._ioctl(IOC_CONFIG, CONFIG.pack(
+            tick_ns=tick_ns, flags=CONFIG_MANUAL if manual else 0))
+
+    def advance(self, delta_ns: int) -> int:
+        """TWHEEL_IOC_ADVANCE: move the manual clock forward by @delta_ns
+        (0 reads it); every timer due by then is queued before it returns.
+        Returns the clock's new time. EINVAL on an fd not configured
+        manual."""
+        buf = ADVANCE.pack(delta_ns=delta_ns)
+        self._ioctl(IOC_ADVANCE, buf)
+        return ADVANCE.unpack(buf)["now_ns"]
+
+    # -- one timer at a time --
+
+    def add(self, expires_ns: int, *, cookie: int = 0, period_ns: int = 0,
+            clock: int = Clock.MONOTONIC, absolute: bool = False) -> TimerId:
+        """TWHEEL_IOC_ADD: schedule a timer; returns its id.
+
+        @expires_ns is a delay from now (>= 0), or with @absolute a time
+        on @clock. @period_ns: 0 one-shot, else periodic. @cookie comes
+        back in its records. EINVAL for a bad clock or a negative delay;
+        ENOSPC, ENOMEM at the limits.
+        """
+        buf = ADD.pack(cookie=cookie, expires_ns=expires_ns,
+                       period_ns=period_ns, flags=_flags(absolute),
+                       clock=int(clock))
+        self._ioctl(IOC_ADD, buf)
+        return TimerId(ADD.unpack(buf)["id"])
+
+    def modify(self, timer: int, expires_ns: int, *, period_ns: int = 0,
+               cookie: Optional[int] = None, absolute: bool = False) -> State:
+        """TWHEEL_IOC_MODIFY: re-arm @timer in place (same id, same clock)
+        with a new deadline and period (0: one-shot), replacing its cookie
+        when @cookie is given. Returns the state it was in: PENDING, or
+        QUEUED (its unread record is retracted). ENOENT for an unknown id.
+        """
+        flags = _flags(absolute) | (SET_COOKIE if cookie is not None else 0)
+        buf = MODIFY.pack(id=timer, cookie=cookie or 0, expires_ns=expires_ns,
+                          period_ns=period_ns, flags=flags)
+        self._ioctl(IOC_MODIFY, buf)
+        return _state(MODIFY.unpack(buf)["result"])
+
+    def cancel(self, timer: int) -> State:
+        """TWHEEL_IOC_CANCEL: returns the state it was in, PENDING or
+        QUEUED (its unread record is retracted); ENOENT for an unknown id,
+        one cancelled already, or a one-shot timer whose record was read."""
+        buf = CANCEL.pack(id=timer)
+        self._ioctl(IOC_CANCEL, buf)
+        return _state(CANCEL.unpack(buf)["result"])
+
+    def query(self, timer: int) -> Status:
+        """TWHEEL_IOC_QUERY: one timer's Status; ENOENT as cancel()."""
+        buf = QUERY.pack(id=timer)
+        self._ioctl(IOC_QUERY, buf)
+        return Status._make_raw(QUERY.unpack(buf), "status.")
+
+    def list(self, chunk: int = 64) -> Iterator[Status]:
+        """TWHEEL_IOC_LIST: every timer of the fd (each timer present
+        throughout the listing exactly once), @chunk statuses per call,
+        in the fd's internal order."""
+        arr = (ctypes.c_char * (STATUS.size * chunk))()
+        cursor = 0
+        while True:
+            buf = LIST.pack(statuses=ctypes.addressof(arr), capacity=chunk,
+                            cursor=cursor, status_size=STATUS.size)
+            self._ioctl(IOC_LIST, buf)
+            out = LIST.unpack(buf)
+            raw = bytes(arr)
+            for i in range(out["count"]):
+                yield Status._make_raw(STATUS.unpack(raw, i * STATUS.size))
+            cursor = out["cursor"]
+            if cursor == 0:
+                return
+
+    # -- batches --
+
+    def batch(self) -> Batch:
+        """A new, empty Batch (submit it with submit())."""
+        return Batch()
+
+    def submit(self, batch: Batch) -> List[OpResult]:
+        """TWHEEL_IOC_SUBMIT the operations of @batch, in order, MAX_BATCH
+        per call. Returns one OpResult per operation done: all of them,
+        unless the kernel stopped a call early (a fatal signal), in which
+        case the list is that much shorter. A failing operation fails
+        alone: see OpResult.error. EINVAL and ENOMEM of the call itself
+        raise OSError (no operation of that call done)."""
+        results: List[OpResult] = []
+        ops = batch._ops
+        for start in range(0, len(ops), MAX_BATCH):
+            chunk = ops[start:start + MAX_BATCH]
+            arr = (ctypes.c_char * (OP.size * len(chunk))).from_buffer(
+                bytearray(b"".join(chunk)))
+            buf = SUBMIT.pack(ops=ctypes.addressof(arr), nr=len(chunk),
+                              op_size=OP.size)
+            # SUBMIT is _IOW: the kernel only reads the struct; a mutable
+            # buffer makes fcntl.ioctl return the call's value (the number
+            # of operations done) rather than the buffer.
+            done = self._ioctl(IOC_SUBMIT, buf)
+            raw = bytes(arr)
+            for i in range(done):
+                results.append(_op_result(OP.unpack(raw, i * OP.size)))
+            if done < len(chunk):
+                break
+        return results
+
+    # -- records --
+
+    def read(self, max_records: int = 64) -> List[Event]:
+        """read(2) up to @max_records records, in the order they were
+        queued. A blocking Wheel waits for the first; a non-blocking one
+        returns [] when none is queued (EAGAIN)."""
+        if max_records < 1:
+            raise ValueError("max_records must be at least 1")
+        try:
+            data = os.read(self.fileno(), max_records * EVENT.size)
+        except BlockingIOError:
+            return []
+        return self._decode(data)
+
+    @staticmethod
+    def _decode(data: bytes) -> List[Event]:
+        if len(data) % EVENT.size:
+            raise OSError(_errno.EIO, f"twheel: read {len(data)} bytes, "
+                          f"not whole {EVENT.size}-byte records")
+        evs = []
+        for i in range(0, len(data), EVENT.size):
+            e = EVENT.unpack(data, i)
+            evs.append(Event(TimerId(e["id"]), e["cookie"], e["time_ns"],
+                             e["count"], _clock(e["clock"]), e["flags"]))
+        return evs
+
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        """Wait until a record is queued (poll POLLIN), at most @timeout
+        seconds (None: for ever). Returns whether one is."""
+        p = select.poll()
+        p.register(self.fileno(), select.POLLIN)
+        ms = -1 if timeout is None else max(0, int(timeout * 1000))
+        return bool(p.poll(ms))
+
+    def records(self) -> Iterator[Event]:
+        """Iterate over records one at a time: for ever on a blocking
+        Wheel, until none is queued on a non-blocking one."""
+        while True:
+            evs = self.read()
+            if not evs:
+                return
+            yield from evs
+
+    __iter__ = records
+
+    # -- asyncio --
+
+    async def read_async(self, max_records: int = 64) -> List[Event]:
+        """Wait, without blocking the event loop, for the next records and
+        read them (at least one). The Wheel must be non-blocking. The loop
+        watches the fd with loop.add_reader only while this waits;
+        cancelling it loses no record (records are read only here, after
+        the wait)."""
+        if self.blocking:
+            raise ValueError("read_async() needs a non-blocking Wheel "
+                             "(Wheel(blocking=False))")
+        evs = self.read(max_records)
+        if evs:
+            return evs
+        loop = asyncio.get_running_loop()
+        fd = self.fileno()
+        while True:
+            fut = loop.create_future()
+
+            def ready(fut=fut):
+                if not fut.done():
+                    fut.set_result(None)
+
+            loop.add_reader(fd, ready)
+            try:
+                await fut
+            finally:
+                loop.remove_reader(fd)
+            # Readable may be reported without a new record (see EPOLLET
+            # in the header, or another reader took it): wait again.
+            evs = self.read(max_records)
+            if evs:
+                return evs
+
+    async def records_async(self):
+        """An async iterator of records, one at a time, for ever:
+        ``async for ev in wheel.records_async(): ...``."""
+        while True:
+            for ev in await self.read_async():
+                yield ev
+
+    def __repr__(self) -> str:
+        return f"<twheel.Wheel fd={self._fd}>"
