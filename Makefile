@@ -95,7 +95,11 @@ $(VM_BIN)/%: userspace/tools/%.c $(LIB_DEPS)
 
 $(VM_BIN)/twt-%: tests/integration/%.c $(INTEG_DEPS) $(LIB_DEPS)
 	@mkdir -p $(VM_BIN)
-	$(CC) $(USER_CFLAGS) -Iuserspace/lib -static -o $@ $< $(LIB_SRC)
+	$(CC) $(USER_CFLAGS) -Iuserspace/lib -static -o $@ $< $(LIB_SRC) \
+		$(INTEG_LIBS)
+
+# Tests of io_uring link Debian's liburing (liburing-dev's liburing.a).
+$(VM_BIN)/twt-uring: INTEG_LIBS := -luring
 
 $(VM_BIN)/twheel-run-tests: tests/integration/run-tests.sh
 	@mkdir -p $(VM_BIN)

@@ -8,6 +8,13 @@
 
 #include <linux/hrtimer.h>
 #include <linux/slab.h>
+#ifdef TWHEEL_HAVE_IO_URING_CMD_H
+#include <linux/io_uring/cmd.h>
+#else
+#include <linux/io_uring.h>
+#endif
+
+#include <linux/twheel.h>
 
 /* hrtimer_setup() replaced hrtimer_init() + .function in 6.13 (Kbuild). */
 static inline void twheel_hrtimer_setup(struct hrtimer *timer,
@@ -43,6 +50,20 @@ static inline struct kmem_cache *twheel_cache_create(const char *name,
 #else
 	return kmem_cache_create_usercopy(name, size, 0, SLAB_ACCOUNT,
 					  cookie_offset, sizeof(u64), NULL);
+#endif
+}
+
+/*
+ * The command area of an IORING_OP_URING_CMD's SQE: struct io_uring_cmd
+ * points at it (->cmd) before 6.3, at the SQE (->sqe) since.
+ */
+static inline const struct twheel_uring_cmd *
+twheel_uring_cmd_arg(const struct io_uring_cmd *ucmd)
+{
+#ifdef TWHEEL_HAVE_IO_URING_SQE_CMD
+	return io_uring_sqe_cmd(ucmd->sqe);
+#else
+	return ucmd->cmd;
 #endif
 }
 

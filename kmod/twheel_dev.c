@@ -28,8 +28,10 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/time.h>
+#include <linux/uio.h>
 #include <linux/uaccess.h>
 
+#include "twheel_compat.h"
 #include "twheel_ctx.h"
 #include "twheel_dev.h"
 #include "twheel_uops.h"
@@ -84,6 +86,8 @@ static int twheel_open(struct inode *inode, struct file *file)
 		return PTR_ERR(ctx);
 	}
 	file->private_data = ctx;
+	/* Reads honour IOCB_NOWAIT: io_uring tries them inline. */
+	file->f_mode |= FMODE_NOWAIT;
 	return nonseekable_open(inode, file);
 }
 
@@ -207,7 +211,8 @@ static long twheel_ioctl_info(struct twheel_ctx *ctx, void __user *uarg,
 	info.event_size = sizeof(struct twheel_event);
 	info.features = TWHEEL_FEATURE_PERIODIC | TWHEEL_FEATURE_TIMENS |
 			TWHEEL_FEATURE_MANUAL_CLOCK |
-			TWHEEL_FEATURE_RELATIVE_WALL;
+			TWHEEL_FEATURE_RELATIVE_WALL |
+			(IS_ENABLED(CONFIG_IO_URING) ? TWHEEL_FEATURE_URING : 0);
 	info.ioctls = BIT_ULL(_IOC_NR(TWHEEL_IOC_INFO)) |
 		      BIT_ULL(_IOC_NR(TWHEEL_IOC_ADD)) |
 		      BIT_ULL(_IOC_NR(TWHEEL_IOC_CANCEL)) |
@@ -251,9 +256,10 @@ static const struct twheel_cmd twheel_cmds[] = {
 					  _IOC_READ | _IOC_WRITE },
 };
 
-static long twheel_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+/* A command of the ioctl ABI, from ioctl(2) or from io_uring. */
+static long twheel_dispatch(struct twheel_ctx *ctx, unsigned int cmd,
+			    void __user *uarg)
 {
-	struct twheel_ctx *ctx = file->private_data;
 	const struct twheel_cmd *c;
 	unsigned int nr = _IOC_NR(cmd);
 
@@ -263,6 +269,7 @@ static long twheel_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	BUILD_BUG_ON(sizeof(struct twheel_advance) != TWHEEL_ADVANCE_SIZE_VER2);
 	BUILD_BUG_ON(sizeof(struct twheel_event) != 40);
 	BUILD_BUG_ON(sizeof(struct twheel_status) != 56);
+	BUILD_BUG_ON(sizeof(struct twheel_uring_cmd) != 16);
 
 	/* Dispatch on number and direction; the size may differ (above). */
 	if (_IOC_TYPE(cmd) != TWHEEL_IOC_TYPE || nr >= ARRAY_SIZE(twheel_cmds))
@@ -270,63 +277,78 @@ static long twheel_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	c = &twheel_cmds[nr];
 	if (!c->fn || _IOC_DIR(cmd) != c->dir)
 		return -ENOTTY;
-	return c->fn(ctx, (void __user *)arg, _IOC_SIZE(cmd));
+	return c->fn(ctx, uarg, _IOC_SIZE(cmd));
+}
+
+static long twheel_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	return twheel_dispatch(file->private_data, cmd, (void __user *)arg);
+}
+
+/*
+ * IORING_OP_URING_CMD: sqe->cmd_op is a TWHEEL_IOC_* command, sqe->cmd a
+ * struct twheel_uring_cmd naming its argument. Done at once, in the
+ * submitting task (or io_uring's worker, which shares its memory), as
+ * the ioctl: the CQE's res is what ioctl(2) would return, and the results
+ * are written into the argument as the ioctl writes them.
+ */
+static int twheel_uring_cmd(struct io_uring_cmd *ucmd, unsigned int flags)
+{
+	const struct twheel_uring_cmd *ucmd_arg = twheel_uring_cmd_arg(ucmd);
+	u64 arg = READ_ONCE(ucmd_arg->arg);
+	long ret = -EINVAL;
+
+	/* The SQE is in memory the user shares: each field read once. */
+	if (!READ_ONCE(ucmd_arg->__reserved))
+		ret = twheel_dispatch(ucmd->file->private_data, ucmd->cmd_op,
+				      u64_to_user_ptr(arg));
+	io_uring_cmd_done(ucmd, ret, 0, flags);
+	return -EIOCBQUEUED;
 }
 
 /*
  * Called under the context's lock: records out, without faulting; all at
- * once, or on a fault as many whole ones as go. Return: how many went, or
- * -EFAULT when none did.
+ * once, or on a fault as many whole ones as go (a record copied in part
+ * is taken back from the iterator). Return: how many went, or -EFAULT
+ * when none did.
  */
 static int twheel_emit(void *arg, const struct twheel_event *ev, u32 n)
 {
-	struct twheel_event __user **pos = arg;
-	struct twheel_event __user *u = *pos;
-	u32 i = 0;
+	const size_t size = sizeof(*ev);
+	struct iov_iter *to = arg;
+	size_t done;
 
-	if (!twheel_by_field(u)) {
-		for (; i < n; i++, u++)
-			if (copy_to_user_nofault(u, &ev[i], sizeof(*u)))
-				break;
-		goto out;
-	}
 	if (should_fail_usercopy())
 		return -EFAULT;
 	pagefault_disable();
-	if (!user_access_begin(u, n * sizeof(*u))) {
-		pagefault_enable();
-		return -EFAULT;
-	}
-	for (; i < n; i++, u++) {
-		unsafe_put_user(ev[i].id, &u->id, fault);
-		unsafe_put_user(ev[i].cookie, &u->cookie, fault);
-		unsafe_put_user(ev[i].time_ns, &u->time_ns, fault);
-		unsafe_put_user(ev[i].count, &u->count, fault);
-		unsafe_put_user(ev[i].clock, &u->clock, fault);
-		unsafe_put_user(ev[i].flags, &u->flags, fault);
-	}
-fault:
-	user_access_end();
+	done = copy_to_iter(ev, n * size, to);
 	pagefault_enable();
-out:
-	*pos = u;
-	return i ? i : -EFAULT;
+	if (done % size)
+		iov_iter_revert(to, done % size);
+	return done >= size ? done / size : -EFAULT;
 }
 
-static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,
-			   loff_t *ppos)
+/*
+ * read(2), readv(2) and io_uring's reads: whole records, oldest first.
+ * With IOCB_NOWAIT (io_uring's first, inline try; RWF_NOWAIT) nothing
+ * waits: no record, or a page to fault in, is EAGAIN, and io_uring then
+ * waits by poll rather than in a worker thread.
+ */
+static ssize_t twheel_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
 	const size_t size = sizeof(struct twheel_event);
+	struct file *file = iocb->ki_filp;
 	struct twheel_ctx *ctx = file->private_data;
-	struct twheel_event __user *pos = (struct twheel_event __user *)buf;
-	u64 want = count / size, done = 0;
+	bool nowait = (file->f_flags & O_NONBLOCK) ||
+		      (iocb->ki_flags & IOCB_NOWAIT);
+	u64 want = iov_iter_count(to) / size, done = 0;
 	long n;
 	int ret;
 
 	if (!want)
 		return -EINVAL;
 	while (done < want) {
-		n = twheel_ctx_read(ctx, want - done, twheel_emit, &pos);
+		n = twheel_ctx_read(ctx, want - done, twheel_emit, to);
 		if (n > 0) {
 			done += n;
 			if (fatal_signal_pending(current))
@@ -340,15 +362,17 @@ static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,
 			 * lock held (this may wait long: userfaultfd, FUSE),
 			 * then try again.
 			 */
-			if (!fault_in_writeable((char __user *)pos, size))
-				continue;
 			if (done)
 				break;
+			if (iocb->ki_flags & IOCB_NOWAIT)
+				return -EAGAIN;
+			if (!fault_in_iov_iter_writeable(to, size))
+				continue;
 			return signal_pending(current) ? -ERESTARTSYS : -EFAULT;
 		}
 		if (done)
 			break;
-		if (file->f_flags & O_NONBLOCK)
+		if (nowait)
 			return -EAGAIN;
 		/* Woken by a record, or by an hrtimer: then advance (above). */
 		ret = wait_event_interruptible(*twheel_ctx_wqh(ctx),
@@ -386,9 +410,10 @@ const struct file_operations twheel_fops = {
 	.owner = THIS_MODULE,
 	.open = twheel_open,
 	.release = twheel_release,
-	.read = twheel_read,
+	.read_iter = twheel_read_iter,
 	.poll = twheel_poll,
 	.unlocked_ioctl = twheel_ioctl,
+	.uring_cmd = twheel_uring_cmd,
 	/* Every argument has one layout on 32 and 64 bits. */
 	.compat_ioctl = compat_ptr_ioctl,
 	.show_fdinfo = twheel_show_fdinfo,

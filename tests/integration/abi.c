@@ -191,7 +191,9 @@ _Static_assert(TWHEEL_OP_ADD == 1 && TWHEEL_OP_MODIFY == 2 &&
 _Static_assert(TWHEEL_CONFIG_MANUAL == 1, "config flags");
 _Static_assert(TWHEEL_FEATURE_PERIODIC == 1 && TWHEEL_FEATURE_TIMENS == 2 &&
 	       TWHEEL_FEATURE_MANUAL_CLOCK == 4 &&
-	       TWHEEL_FEATURE_RELATIVE_WALL == 8, "features");
+	       TWHEEL_FEATURE_RELATIVE_WALL == 8 &&
+	       TWHEEL_FEATURE_URING == 16, "features");
+_Static_assert(sizeof(struct twheel_uring_cmd) == 16, "uring cmd");
 /* Clocks are clockid_t values; these are the four a timer takes. */
 _Static_assert(CLOCK_REALTIME == 0 && CLOCK_MONOTONIC == 1 &&
 	       CLOCK_BOOTTIME == 7 && CLOCK_TAI == 11, "clockids");
@@ -206,7 +208,7 @@ _Static_assert(CLOCK_REALTIME == 0 && CLOCK_MONOTONIC == 1 &&
 			 (1ULL << CLOCK_BOOTTIME) | (1ULL << CLOCK_TAI))
 #define ALL_FEATURES	(TWHEEL_FEATURE_PERIODIC | TWHEEL_FEATURE_TIMENS | \
 			 TWHEEL_FEATURE_MANUAL_CLOCK |			\
-			 TWHEEL_FEATURE_RELATIVE_WALL)
+			 TWHEEL_FEATURE_RELATIVE_WALL | TWHEEL_FEATURE_URING)
 
 /* The version 1 size of struct twheel_add and of struct twheel_info. */
 #define ADD_V1_SIZE	32

@@ -368,6 +368,32 @@ struct twheel_submit {
 	__u32 __reserved;
 };
 
+/**
+ * struct twheel_uring_cmd - an ioctl submitted through io_uring
+ * @arg: in: user pointer to the command's argument struct, as ioctl(2)'s
+ *	third argument
+ * @__reserved: in: must be 0 (else the CQE's res is -EINVAL)
+ *
+ * An IORING_OP_URING_CMD on a twheel fd, when struct twheel_info.features
+ * has TWHEEL_FEATURE_URING: sqe->cmd_op is any TWHEEL_IOC_* command and
+ * the SQE's command area (sqe->cmd, 16 bytes) holds this struct. The
+ * command is done as ioctl(2) does it, at once, by the submitting task (or
+ * an io_uring worker thread of its process): the CQE's res is what the
+ * ioctl returns (0, a count or an outcome; -errno on failure, -ENOTTY for
+ * a command twheel does not have), and its results are written into the
+ * argument struct exactly as the ioctl writes them. The argument struct
+ * must stay valid until the CQE is posted.
+ *
+ * Reads through io_uring (IORING_OP_READ, READV) follow read(2); with
+ * TWHEEL_FEATURE_URING they are tried at once, without blocking, and when
+ * no record is queued io_uring waits for one by poll, with no worker
+ * thread, on a blocking fd as on an O_NONBLOCK one.
+ */
+struct twheel_uring_cmd {
+	__u64 arg;
+	__u64 __reserved;
+};
+
 /* struct twheel_config.flags: the fd's clock is manual. */
 #define TWHEEL_CONFIG_MANUAL	0x00000001U
 
@@ -455,6 +481,7 @@ struct twheel_event {
 #define TWHEEL_FEATURE_TIMENS		0x2ULL		/* time namespaces */
 #define TWHEEL_FEATURE_MANUAL_CLOCK	0x4ULL		/* TWHEEL_CONFIG_MANUAL */
 #define TWHEEL_FEATURE_RELATIVE_WALL	0x8ULL		/* relative REALTIME/TAI */
+#define TWHEEL_FEATURE_URING		0x10ULL		/* struct twheel_uring_cmd */
 
 /**
  * struct twheel_info - argument of TWHEEL_IOC_INFO: the handshake
