@@ -37,6 +37,7 @@ CONSTANTS = {
     "FEATURE_TIMENS": "TWHEEL_FEATURE_TIMENS",
     "FEATURE_MANUAL_CLOCK": "TWHEEL_FEATURE_MANUAL_CLOCK",
     "FEATURE_RELATIVE_WALL": "TWHEEL_FEATURE_RELATIVE_WALL",
+    "FEATURE_URING": "TWHEEL_FEATURE_URING",
     "IOC_TYPE": "TWHEEL_IOC_TYPE",
     "State.PENDING": "TWHEEL_STATE_PENDING",
     "State.QUEUED": "TWHEEL_STATE_QUEUED",
@@ -141,6 +142,17 @@ class CHeader(unittest.TestCase):
             with self.subTest(constant=py):
                 self.assertEqual(py_value(py), int(self.values["const." + py]))
         self.assertEqual(twheel.VERSION, self.values["version"].strip('"'))
+
+    def test_every_header_constant_bound(self):
+        # A constant added to the header fails here until the binding
+        # (and CONSTANTS above) have it.
+        import re
+        with open(os.path.join(UAPI, "linux", "twheel.h")) as f:
+            names = re.findall(r"^#define\s+(TWHEEL_\w+)\s", f.read(), re.M)
+        known = set(CONSTANTS.values()) | {"TWHEEL_VERSION"} | {
+            "TWHEEL_IOC_" + n for n in IOCTLS}
+        self.assertTrue(names)
+        self.assertEqual(sorted(set(names) - known), [])
 
     def test_ioctl_numbers(self):
         for name in IOCTLS:

@@ -52,7 +52,7 @@ __all__ = [
     "ABI_VERSION", "VERSION", "DEFAULT_TICK_NS", "MIN_TICK_NS", "MAX_TICK_NS",
     "MAX_BATCH", "ABSTIME", "SET_COOKIE", "CONFIG_MANUAL",
     "FEATURE_PERIODIC", "FEATURE_TIMENS", "FEATURE_MANUAL_CLOCK",
-    "FEATURE_RELATIVE_WALL", "NSEC", "USEC", "MSEC", "SEC", "MIN",
+    "FEATURE_RELATIVE_WALL", "FEATURE_URING", "NSEC", "USEC", "MSEC", "SEC", "MIN",
     "Clock", "State", "OpCode", "TimerId", "Event", "Status", "Info",
     "OpResult", "Batch", "Wheel", "now",
     "IOC_INFO", "IOC_ADD", "IOC_CANCEL", "IOC_MODIFY", "IOC_QUERY",
@@ -76,6 +76,7 @@ FEATURE_PERIODIC = 0x1
 FEATURE_TIMENS = 0x2
 FEATURE_MANUAL_CLOCK = 0x4
 FEATURE_RELATIVE_WALL = 0x8
+FEATURE_URING = 0x10     # io_uring commands (not used by this binding)
 
 # Durations in nanoseconds, for readable deadlines: 30 * twheel.SEC.
 NSEC = 1
