@@ -6,8 +6,9 @@
 # root, every path here is relative to it, every output goes under build/.
 #
 #   make libtwheel          build/lib/libtwheel.a, libtwheel.so.0 (soname
-#                           libtwheel.so.0) + libtwheel.so, and
-#                           build/lib/pkgconfig/libtwheel.pc
+#                           libtwheel.so.0, symbols versioned by
+#                           userspace/lib/libtwheel.map) + libtwheel.so,
+#                           and build/lib/pkgconfig/libtwheel.pc
 #   make userspace-tools    build/bin/twheelctl (linked with libtwheel.a)
 #   make man-check          render every man page, fail on any warning
 #   make userspace-install  install all of it: PREFIX=/usr/local DESTDIR=
@@ -27,6 +28,7 @@ LIBTW_SRC	:= userspace/lib/libtwheel.c
 LIBTW_HDRS	:= userspace/lib/libtwheel.h uapi/linux/twheel.h
 LIBTW_OUT	:= $(BUILD)/lib
 LIBTW_SONAME	:= libtwheel.so.0
+LIBTW_MAP	:= userspace/lib/libtwheel.map
 LIBTW_VERSION	:= $(shell sed -n 's/^\#define TWHEEL_VERSION[[:space:]]*"\(.*\)"/\1/p' uapi/linux/twheel.h)
 LIBTW_CFLAGS	:= -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iuapi -Iuserspace/lib
 LIBTW_MAN	:= userspace/man/twheel.4 userspace/man/libtwheel.3 \
@@ -57,8 +59,10 @@ $(LIBTW_OUT)/%.a: $(LIBTW_OUT)/static/%.o
 	rm -f $@
 	$(AR) rcs $@ $<
 
-$(LIBTW_OUT)/$(LIBTW_SONAME): $(LIBTW_OUT)/pic/libtwheel.o
-	$(CC) -shared -Wl,-soname,$(LIBTW_SONAME) -Wl,-z,defs -o $@ $<
+# Exports exactly libtwheel.h's functions, versioned (the map file).
+$(LIBTW_OUT)/$(LIBTW_SONAME): $(LIBTW_OUT)/pic/libtwheel.o $(LIBTW_MAP)
+	$(CC) -shared -Wl,-soname,$(LIBTW_SONAME) -Wl,-z,defs \
+		-Wl,--version-script=$(LIBTW_MAP) -o $@ $<
 
 $(LIBTW_OUT)/libtwheel.so: $(LIBTW_OUT)/$(LIBTW_SONAME)
 	ln -sf $(LIBTW_SONAME) $@

@@ -13,7 +13,8 @@
 # Checks: the exact list of installed files (the module for the stock
 # kernel's release, never twheel_kunit.ko), their modes, the module's
 # vermagic, that the installed pkg-config file and header and library
-# build and link a program, that uninstall leaves nothing but empty
+# build and link a program, that the shared library exports exactly
+# libtwheel.h's functions (versioned), that uninstall leaves nothing but empty
 # directories. Without headers: install puts all but the module, exits 2
 # and names the headers package and the next commands on stderr;
 # modules_install alone installs nothing; uninstall still removes it all;
@@ -170,6 +171,21 @@ check_pkgconfig() {
 	"$work/prog-static" > /dev/null
 }
 
+# The installed shared library exports exactly the functions of
+# libtwheel.h, each under the version node LIBTWHEEL_0 (the linker
+# version script userspace/lib/libtwheel.map), and nothing else.
+check_exports() {
+	local lib=$1 want got
+	want=$({ sed -n 's/^[a-z].*[ *]\(twheel_[a-z_]*\)(.*/\1@@LIBTWHEEL_0/p' \
+		"$top/userspace/lib/libtwheel.h"; echo LIBTWHEEL_0; } |
+		LC_ALL=C sort)
+	got=$(nm -D --defined-only "$lib" | awk '{ print $NF }' | LC_ALL=C sort)
+	[ "$(printf '%s\n' "$want" | wc -l)" -gt 10 ] ||
+		{ echo "no functions found in libtwheel.h"; return 1; }
+	diff <(printf '%s\n' "$want") <(printf '%s\n' "$got") ||
+		{ echo "libtwheel.h (<) vs exported by $lib (>)"; return 1; }
+}
+
 # Nothing left but (empty) directories.
 check_empty() {
 	local left
@@ -192,6 +208,7 @@ for prefix in /usr /usr/local; do
 	check "modes-$tag" check_modes "$d" "$prefix"
 	check "module-vermagic-$tag" check_module "$d"
 	check "pkgconfig-build-$tag" check_pkgconfig "$d" "$prefix"
+	check "library-exports-$tag" check_exports "$d$prefix/lib/libtwheel.so.0"
 	check "uninstall-$tag" tw_make uninstall DESTDIR="$d" PREFIX="$prefix"
 	check "uninstall-leaves-nothing-$tag" check_empty "$d"
 done

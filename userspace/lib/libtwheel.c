@@ -5,12 +5,18 @@
  *
  * Each function is one system call on a struct zeroed and then filled
  * here. On failure it returns -1 with the errno the kernel set (nothing
- * is retried, translated or hidden); the only errno made up here is
- * twheel_open()'s EPROTO for a module of another ABI version.
+ * is retried, translated or hidden); the only errnos made up here are
+ * twheel_open()'s EPROTO for a module of another ABI version, and the
+ * helpers' own: EINVAL (twheel_drain() of no records), ENOSPC (a full
+ * batch) and ECANCELED (an operation of a batch that was never done).
+ *
+ * The helpers at the end (twheel_drain(), twheel_batch_*(),
+ * twheel_op_result()) build on these calls.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -166,4 +172,175 @@ int64_t twheel_now(clockid_t clock)
 	if (clock_gettime(clock, &ts) < 0)
 		return -1;
 	return (int64_t)ts.tv_sec * TWHEEL_SEC + ts.tv_nsec;
+}
+
+/* A blocking fd has a record queued: poll(2) without waiting. */
+static int readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int n = poll(&p, 1, 0);
+
+	if (n < 0)
+		return -1;
+	if (p.revents & POLLNVAL) {
+		errno = EBADF;
+		return -1;
+	}
+	return n > 0 && (p.revents & POLLIN);
+}
+
+ssize_t twheel_drain(int fd, struct twheel_event *ev, size_t n,
+		     int (*fn)(void *arg, const struct twheel_event *ev,
+			       size_t n),
+		     void *arg)
+{
+	size_t total = 0;
+	int fl;
+
+	if (!n) {
+		errno = EINVAL;
+		return -1;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0)
+		return -1;
+	for (;;) {
+		/* With @fn, @ev is reused; without, it is filled. */
+		struct twheel_event *buf = fn ? ev : ev + total;
+		size_t room = fn ? n : n - total;
+		ssize_t r;
+
+		if (!room)
+			break;
+		if (!(fl & O_NONBLOCK)) {
+			r = readable(fd);
+			if (r == 0)
+				break;
+			if (r < 0)
+				goto error;
+		}
+		r = twheel_read(fd, buf, room);
+		if (r < 0) {
+			if (errno == EAGAIN)
+				break;
+			goto error;
+		}
+		total += (size_t)r;
+		if (fn && fn(arg, buf, (size_t)r))
+			break;
+		/* A short read: the queue was empty when it ended. */
+		if ((size_t)r < room)
+			break;
+	}
+	return (ssize_t)total;
+error:
+	/* The records read are the caller's: report them, not the error. */
+	return total ? (ssize_t)total : -1;
+}
+
+void twheel_batch_init(struct twheel_batch *b, struct twheel_op *ops,
+		       size_t capacity)
+{
+	b->ops = ops;
+	b->nr = 0;
+	b->capacity = capacity;
+}
+
+/* Append a zeroed operation @op, not done yet; NULL with ENOSPC if full. */
+static struct twheel_op *batch_append(struct twheel_batch *b, uint32_t op)
+{
+	struct twheel_op *o;
+
+	if (b->nr >= b->capacity) {
+		errno = ENOSPC;
+		return NULL;
+	}
+	o = &b->ops[b->nr++];
+	memset(o, 0, sizeof(*o));
+	o->op = op;
+	/* An output: the kernel overwrites it when it does the operation. */
+	o->error = -ECANCELED;
+	return o;
+}
+
+struct twheel_op *twheel_batch_add(struct twheel_batch *b,
+				   const struct twheel_add *req)
+{
+	struct twheel_op *o = batch_append(b, TWHEEL_OP_ADD);
+
+	if (o) {
+		o->flags = req->flags;
+		o->cookie = req->cookie;
+		o->expires_ns = req->expires_ns;
+		o->period_ns = req->period_ns;
+		o->clock = req->clock;
+	}
+	return o;
+}
+
+struct twheel_op *twheel_batch_modify(struct twheel_batch *b,
+				      const struct twheel_modify *req)
+{
+	struct twheel_op *o = batch_append(b, TWHEEL_OP_MODIFY);
+
+	if (o) {
+		o->flags = req->flags;
+		o->id = req->id;
+		o->cookie = req->cookie;
+		o->expires_ns = req->expires_ns;
+		o->period_ns = req->period_ns;
+	}
+	return o;
+}
+
+struct twheel_op *twheel_batch_cancel(struct twheel_batch *b, uint64_t id)
+{
+	struct twheel_op *o = batch_append(b, TWHEEL_OP_CANCEL);
+
+	if (o)
+		o->id = id;
+	return o;
+}
+
+struct twheel_op *twheel_batch_query(struct twheel_batch *b, uint64_t id)
+{
+	struct twheel_op *o = batch_append(b, TWHEEL_OP_QUERY);
+
+	if (o)
+		o->id = id;
+	return o;
+}
+
+ssize_t twheel_batch_submit(int fd, struct twheel_batch *b)
+{
+	size_t done = 0;
+
+	while (done < b->nr) {
+		size_t left = b->nr - done;
+		unsigned int nr = left > TWHEEL_MAX_BATCH ? TWHEEL_MAX_BATCH :
+							    (unsigned int)left;
+		int r = twheel_submit(fd, b->ops + done, nr);
+
+		if (r < 0)
+			return done ? (ssize_t)done : -1;
+		done += (unsigned int)r;
+		if ((unsigned int)r < nr)
+			break;
+	}
+	return (ssize_t)done;
+}
+
+int twheel_op_result(const struct twheel_op *op)
+{
+	if (op->error) {
+		errno = op->error < 0 ? -op->error : op->error;
+		return -1;
+	}
+	switch (op->op) {
+	case TWHEEL_OP_MODIFY:
+	case TWHEEL_OP_CANCEL:
+		return (int)op->result;
+	default:
+		return 0;
+	}
 }

@@ -4,6 +4,8 @@
  *
  * Every function returns -1 and leaves the kernel's errno on failure,
  * exactly as the underlying system call did; nothing is retried or hidden.
+ * The helpers at the end (draining the records, building a batch, a batch
+ * operation's outcome as errno) say where they differ.
  * Requests are the ABI's own structs, filled with designated initialisers,
  * so no two arguments of one type can be swapped by mistake:
  *
@@ -87,6 +89,72 @@ ssize_t twheel_read(int fd, struct twheel_event *ev, size_t n);
 
 /* clock_gettime(@clock) in nanoseconds, for absolute deadlines; -1 on error. */
 int64_t twheel_now(clockid_t clock);
+
+/*
+ * Read the records queued now, without blocking (a blocking @fd is polled
+ * before each read), @n at a time into @ev:
+ *
+ *  - with @fn: after each read, @fn(@arg, @ev, count) is called with the
+ *    records just read, until a read finds fewer than @n records queued
+ *    (or none), or @fn returns non-zero;
+ *  - without @fn (NULL): into @ev until it is full or nothing is queued;
+ *    records beyond @n stay queued.
+ *
+ * Returns the number of records read (0: none was queued), each of them
+ * in @ev or passed to @fn. An error after some records were read returns
+ * their count (read(2) would fail again at the next call); -1 only when
+ * none was read. EINVAL for @n of 0.
+ */
+ssize_t twheel_drain(int fd, struct twheel_event *ev, size_t n,
+		     int (*fn)(void *arg, const struct twheel_event *ev,
+			       size_t n),
+		     void *arg);
+
+/*
+ * A batch being built in a caller's array of struct twheel_op: @ops holds
+ * @capacity operations, of which the first @nr are appended. The
+ * twheel_batch_*() functions below append one operation each.
+ */
+struct twheel_batch {
+	struct twheel_op *ops;
+	size_t nr;
+	size_t capacity;
+};
+
+/* Start an empty batch in @ops (@capacity operations; any number). */
+void twheel_batch_init(struct twheel_batch *b, struct twheel_op *ops,
+		       size_t capacity);
+
+/*
+ * Append an operation: an add, a modify or a query of the request as its
+ * single call takes it (the request's outputs are not written; they are
+ * the operation's), a cancel of timer @id. Returns the operation, whose
+ * outputs twheel_batch_submit() writes, or NULL with ENOSPC when the
+ * batch is full. Its error is -ECANCELED until the kernel writes it, so
+ * twheel_op_result() reports an operation that was never done as failed.
+ */
+struct twheel_op *twheel_batch_add(struct twheel_batch *b,
+				   const struct twheel_add *req);
+struct twheel_op *twheel_batch_modify(struct twheel_batch *b,
+				      const struct twheel_modify *req);
+struct twheel_op *twheel_batch_cancel(struct twheel_batch *b, uint64_t id);
+struct twheel_op *twheel_batch_query(struct twheel_batch *b, uint64_t id);
+
+/*
+ * Submit the @b->nr operations of @b, TWHEEL_MAX_BATCH per
+ * TWHEEL_IOC_SUBMIT. Returns the number done (each with its error and
+ * outputs written): @b->nr, or fewer when a submission stopped short; -1
+ * with errno when none was done. The batch is left as it is (reuse it
+ * with twheel_batch_init()).
+ */
+ssize_t twheel_batch_submit(int fd, struct twheel_batch *b);
+
+/*
+ * The outcome of a submitted operation as its single call would return
+ * it: -1 with errno set to -@op->error when it failed; else 0, or for a
+ * modify or a cancel the state the timer was in (@op->result).
+ */
+int twheel_op_result(const struct twheel_op *op);
 
 #ifdef __cplusplus
 }
