@@ -111,10 +111,60 @@ check deb-files-libtwheel-dev check_list libtwheel-dev "$arch" \
 	"usr/lib/$ma/libtwheel.a" "usr/lib/$ma/libtwheel.so" \
 	"usr/lib/$ma/pkgconfig/libtwheel.pc" \
 	usr/share/man/man3/libtwheel.3.gz usr/share/man/man4/twheel.4.gz \
+	usr/share/doc/libtwheel-dev/examples/delayq.c \
+	usr/share/doc/libtwheel-dev/examples/echo-server.c \
+	usr/share/doc/libtwheel-dev/examples/uv-timers.c \
 	$(doc libtwheel-dev)
 # shellcheck disable=SC2046
 check deb-files-twheel-tools check_list twheel-tools "$arch" \
 	usr/bin/twheelctl usr/share/man/man1/twheelctl.1.gz $(doc twheel-tools)
+
+# libtwheel0's symbols control file is userspace/debian/libtwheel0.symbols
+# (the build's dpkg-gensymbols -c4 already failed on any difference with
+# the library), every symbol at version node LIBTWHEEL_0.
+check_symbols() {
+	local got
+	got=$(dpkg-deb -I "$(deb_of libtwheel0 "$arch")" symbols) ||
+		{ echo "libtwheel0 has no symbols control file"; return 1; }
+	diff <(grep -v '^#' "$top/userspace/debian/libtwheel0.symbols") \
+		<(printf '%s\n' "$got") ||
+		{ echo "userspace/debian/libtwheel0.symbols (<) vs packaged (>)"; return 1; }
+	[ "$(printf '%s\n' "$got" | grep -c '^ twheel_[a-z_]*@LIBTWHEEL_0 ')" -gt 10 ]
+}
+check deb-symbols check_symbols
+
+# libtwheel-dev's examples: the tree's sources, and they build against the
+# packages' own header and library (unpacked together; uv-timers.c only
+# where libuv's header is installed), the shared library found by its
+# versioned symbols.
+check_examples() {
+	local r=$work/dev-root f name libs
+	dpkg-deb -x "$(deb_of libtwheel0 "$arch")" "$r"
+	dpkg-deb -x "$(deb_of libtwheel-dev "$arch")" "$r"
+	for f in delayq.c echo-server.c uv-timers.c; do
+		cmp "$top/userspace/examples/$f" \
+			"$r/usr/share/doc/libtwheel-dev/examples/$f" || return 1
+	done
+	for f in "$r"/usr/share/doc/libtwheel-dev/examples/*.c; do
+		name=$(basename "$f" .c)
+		if [ "$name" = uv-timers ] && [ ! -f /usr/include/uv.h ]; then
+			echo "$name: no libuv header, not built"
+			continue
+		fi
+		libs=(-ltwheel)
+		[ "$name" != uv-timers ] || libs+=(-luv)
+		# Their #include "libtwheel.h" finds the package's header.
+		(cd "$work" && cc -std=gnu11 -Wall -Wextra -Werror -pthread \
+			-I"$r/usr/include" -o "ex-$name" "$f" \
+			-L"$r/usr/lib/$ma" "${libs[@]}") || return 1
+		readelf -d "$work/ex-$name" |
+			grep -q 'NEEDED.*\[libtwheel\.so\.0\]' ||
+			{ echo "ex-$name does not need libtwheel.so.0"; return 1; }
+		readelf -V "$work/ex-$name" | grep -q 'Name: LIBTWHEEL_0' ||
+			{ echo "ex-$name does not need version LIBTWHEEL_0"; return 1; }
+	done
+}
+check deb-examples-build check_examples
 
 # The packages' relations and the DKMS maintainer scripts.
 check_control() {

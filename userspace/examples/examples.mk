@@ -7,7 +7,8 @@
 #   make examples       native builds into build/examples/
 #   make vm-userspace   also builds them static into build/vm-bin/, where
 #                       the test VM finds them (tests/integration/examples.c
-#                       runs them; make demo runs twheel-orders)
+#                       runs them, tests/integration/delayq.c runs
+#                       twheel-delayq; make demo runs twheel-orders)
 #
 # Each program is compiled together with userspace/lib/libtwheel.c.
 # twheel-uv-timers needs libuv (Debian: libuv1-dev); it is left out, with
@@ -22,7 +23,7 @@ UV_STATIC	?= $(firstword $(wildcard /usr/lib/$(shell $(CC) -dumpmachine)/libuv_a
 		   /usr/lib/libuv_a.a /usr/local/lib/libuv_a.a /usr/lib64/libuv_a.a))
 UV_INCLUDE	:= $(wildcard /usr/include/uv.h /usr/local/include/uv.h)
 
-EX_PLAIN	:= twheel-echo-server twheel-orders
+EX_PLAIN	:= twheel-echo-server twheel-orders twheel-delayq
 EX_UV		:= $(if $(and $(UV_STATIC),$(UV_INCLUDE)),twheel-uv-timers)
 ifeq ($(EX_UV),)
 $(warning libuv not found (Debian: apt-get install libuv1-dev): twheel-uv-timers is not built)
@@ -47,6 +48,10 @@ $(EX_OUT)/twheel-orders: userspace/demo/orders.c $(EX_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(EX_CFLAGS) -o $@ $< userspace/lib/libtwheel.c
 
+$(EX_OUT)/twheel-delayq: userspace/examples/delayq.c $(EX_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(EX_CFLAGS) -o $@ $< userspace/lib/libtwheel.c
+
 # For the VM: static (its initramfs has no libc). glibc warns, at link
 # time, about the name-service functions libuv contains; none is called.
 $(VM_BIN)/twheel-echo-server: userspace/examples/echo-server.c $(EX_DEPS)
@@ -63,5 +68,9 @@ $(VM_BIN)/twheel-uv-timers: userspace/examples/uv-timers.c $(EX_DEPS)
 	@test -x $@
 
 $(VM_BIN)/twheel-orders: userspace/demo/orders.c $(EX_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(EX_CFLAGS) -static -o $@ $< userspace/lib/libtwheel.c
+
+$(VM_BIN)/twheel-delayq: userspace/examples/delayq.c $(EX_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(EX_CFLAGS) -static -o $@ $< userspace/lib/libtwheel.c
