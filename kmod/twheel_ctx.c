@@ -302,7 +302,7 @@ u32 twheel_ctx_submit(struct twheel_ctx *ctx, struct twheel_op *ops, u32 nr,
 
 	if (WARN_ON_ONCE(nr > TWHEEL_SUBMIT_CHUNK))
 		nr = TWHEEL_SUBMIT_CHUNK;
-	twheel_mem_alloc(mem, ops, nr);
+	twheel_mem_alloc(mem, ops, nr, READ_ONCE(ctx->timers.nr_spare));
 	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
 	for (i = 0; i < nr; ) {
 		ret = twheel_timers_op(&ctx->timers, &ops[i], &mem[i], i, out,
@@ -319,6 +319,7 @@ u32 twheel_ctx_submit(struct twheel_ctx *ctx, struct twheel_op *ops, u32 nr,
 		}
 		i++;
 	}
+	twheel_mem_spare(&ctx->timers, mem, nr);
 	twheel_ctx_unlock(ctx);
 	twheel_mem_free(mem, nr);
 	return i;
@@ -525,7 +526,8 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_info);
  * its next event (a cascade or an expiry), in the opener's time
  * namespace: never after the earliest deadline's tick on that clock; on
  * a real clock, when its hrtimer fires. index_bytes is the memory of the
- * id table, slots its slots. trace_id names the context in trace events.
+ * id table, slots its slots, spare the ended one-shot timers kept for the
+ * next adds (TWHEEL_SPARE_MAX). trace_id names the context in trace events.
  * manual_now_ns is the manual clock's time. uid, user_fds and
  * user_timers: the user the fd is charged to (in the reader's user
  * namespace), their open fds and timer slots over all of them.
@@ -546,6 +548,7 @@ void twheel_ctx_show(struct twheel_ctx *ctx, struct seq_file *m)
 	seq_printf(m, "max_timers:\t%llu\n", tm->max_timers);
 	seq_printf(m, "index_bytes:\t%zu\n", twheel_ids_bytes(&tm->ids));
 	seq_printf(m, "slots:\t%u\n", tm->ids.nr_slots);
+	seq_printf(m, "spare:\t%u\n", tm->nr_spare);
 	seq_printf(m, "trace_id:\t%llu\n", clocks->trace_id);
 	if (clocks->manual)
 		seq_printf(m, "manual_now_ns:\t%lld\n", clocks->manual_ns);

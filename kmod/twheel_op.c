@@ -60,10 +60,15 @@ static int twheel_op_add(struct twheel_timers *tm, struct twheel_op *op,
 	if (clock < 0 || op->flags & ~TWHEEL_ABSTIME ||
 	    (!(op->flags & TWHEEL_ABSTIME) && op->expires_ns < 0))
 		return -EINVAL;
-	if (!t)
-		return -ENOMEM;
 	if (tm->nr_timers >= tm->max_timers)
 		return -ENOSPC;
+	if (!t && !op->period_ns) {
+		/* A kept one, or allocated here (see twheel_mem_alloc()). */
+		t = twheel_timer_spare_get(tm);
+		*obj = t;
+	}
+	if (!t)
+		return -ENOMEM;
 	ret = twheel_timers_present(tm, clock, &now_ns);
 	if (ret)
 		return ret;

@@ -58,6 +58,20 @@ static void twheel_timer_release(struct twheel_timer *t)
 		kmem_cache_free(twheel_timer_cache, t);
 }
 
+/* Keep @t, a small timer nobody holds, for the next add if the set may. */
+static bool twheel_timer_spare_put(struct twheel_timers *tm,
+				   struct twheel_timer *t)
+{
+	/* One object per free id slot at most: see TWHEEL_SPARE_MAX. */
+	if (tm->nr_spare == TWHEEL_SPARE_MAX ||
+	    tm->nr_timers + tm->nr_spare >= tm->ids.nr_slots)
+		return false;
+	t->entry.node.next = (struct list_head *)tm->spare;
+	tm->spare = t;
+	WRITE_ONCE(tm->nr_spare, tm->nr_spare + 1);
+	return true;
+}
+
 /**
  * twheel_timers_init() - the timers of a new set: none
  * @tm: zeroed
@@ -99,6 +113,8 @@ void twheel_timers_destroy(struct twheel_timers *tm)
 			twheel_timer_release(t);
 		cond_resched();
 	}
+	while (tm->spare)
+		kmem_cache_free(twheel_timer_cache, twheel_timer_spare_get(tm));
 	twheel_stat_add(freed, tm->nr_timers);
 	if (tm->user)
 		twheel_user_close(tm->user, tm->ids.nr_slots);
@@ -480,7 +496,8 @@ static void twheel_timer_consume(struct twheel_timers *tm,
 			return;
 		}
 		twheel_timer_forget(tm, t);
-		bulk[(*nbulk)++] = t;
+		if (!twheel_timer_spare_put(tm, t))
+			bulk[(*nbulk)++] = t;
 		return;
 	}
 	/* After the present: into the wheel, whose clock is not past it. */
@@ -551,17 +568,28 @@ void twheel_timers_take(struct twheel_timers *tm,
 		kmem_cache_free_bulk(twheel_timer_cache, nbulk, bulk);
 }
 
+/* One small timer, counted off @left. */
+static void *twheel_timer_alloc_one(u32 *left, gfp_t gfp)
+{
+	(*left)--;
+	return kmem_cache_alloc(twheel_timer_cache, gfp);
+}
+
 /**
  * twheel_mem_alloc() - the memory of a batch, before the lock is taken
  * @mem: set, one per operation
  * @ops: the operations
  * @nr: their number, at most TWHEEL_MEM_OPS
+ * @spare: how many small timers the set keeps (read without its lock):
+ *         that many adds find theirs there, under the lock
  *
- * The small timers come in one bulk allocation (one memory cgroup
- * charge, one pass over the slab's free list), each alone if that fails.
+ * The small timers the spare ones do not cover come in one bulk
+ * allocation (one memory cgroup charge, one pass over the slab's free
+ * list), each alone if that fails. An add left without one takes a spare
+ * one under the lock, or allocates it there (twheel_timer_spare_get()).
  */
 void twheel_mem_alloc(struct twheel_mem *mem, const struct twheel_op *ops,
-		      u32 nr)
+		      u32 nr, u32 spare)
 {
 	void *small[TWHEEL_MEM_OPS] __uninitialized;
 	const gfp_t gfp = TWHEEL_GFP;
@@ -575,15 +603,54 @@ void twheel_mem_alloc(struct twheel_mem *mem, const struct twheel_op *ops,
 			      ops[i].op == TWHEEL_OP_MODIFY);
 		n += ops[i].op == TWHEEL_OP_ADD && !mem[i].big;
 	}
+	n = n > spare ? n - spare : 0;
 	bulk = n > 1 &&
 	       kmem_cache_alloc_bulk(twheel_timer_cache, gfp, n, small) == n;
 	for (i = 0; i < nr; i++) {
 		if (mem[i].big)
 			mem[i].obj = kmem_cache_alloc(twheel_ptimer_cache, gfp);
-		else if (ops[i].op == TWHEEL_OP_ADD)
+		else if (ops[i].op == TWHEEL_OP_ADD && n)
 			mem[i].obj = bulk ? small[--n] :
-				     kmem_cache_alloc(twheel_timer_cache, gfp);
+				     twheel_timer_alloc_one(&n, gfp);
 	}
+}
+
+/**
+ * twheel_timer_spare_get() - a small timer for an add that has none
+ * @tm: the timers; the caller holds the set's lock
+ *
+ * One the set kept, or else a new one (allocated under the lock, as a
+ * user's allocation: the rare case of two batches racing for the spare
+ * ones).
+ *
+ * Return: the timer's memory, or NULL when out of memory.
+ */
+struct twheel_timer *twheel_timer_spare_get(struct twheel_timers *tm)
+{
+	struct twheel_timer *t = tm->spare;
+
+	if (!t)
+		return kmem_cache_alloc(twheel_timer_cache, TWHEEL_GFP);
+	tm->spare = (struct twheel_timer *)t->entry.node.next;
+	WRITE_ONCE(tm->nr_spare, tm->nr_spare - 1);
+	return t;
+}
+
+/**
+ * twheel_mem_spare() - keep what the operations of a batch left, if small
+ * @tm: the timers; the caller holds the set's lock
+ * @mem: their memory; what is kept is taken out of it
+ * @nr: their number
+ */
+void twheel_mem_spare(struct twheel_timers *tm, struct twheel_mem *mem,
+		      u32 nr)
+{
+	u32 i;
+
+	for (i = 0; i < nr; i++)
+		if (mem[i].obj && !mem[i].big &&
+		    twheel_timer_spare_put(tm, mem[i].obj))
+			mem[i].obj = NULL;
 }
 
 /**

@@ -42,6 +42,15 @@ struct twheel_user;
  */
 #define TWHEEL_READ_BATCH	8
 
+/*
+ * The most freed one-shot timers a set keeps for its next adds (40 KiB):
+ * a churn of adds and cancels, or of adds and reads, then goes without
+ * the slab allocator. They are kept only while the set has a free id
+ * slot for each (see twheel_timer_spare_put()), so that what one slot
+ * can hold stays within TWHEEL_TIMER_MAX_BYTES.
+ */
+#define TWHEEL_SPARE_MAX	1024
+
 /* The most operations twheel_mem_alloc() serves at once. */
 #define TWHEEL_MEM_OPS		32
 
@@ -125,6 +134,10 @@ static inline struct twheel_ptimer *twheel_ptimer(struct twheel_timer *t)
  * @need_wake: records were queued under the lock, with no hrtimer callback
  *             having woken the waiters for them; the set wakes at unlock
  * @used: a timer was created: the configuration is fixed
+ * @spare: freed one-shot timers kept for the next adds, linked through
+ *         their entry.node.next (twheel_timer_spare_get() and _put())
+ * @nr_spare: their number, at most TWHEEL_SPARE_MAX; read without the
+ *            lock by twheel_mem_alloc()
  */
 struct twheel_timers {
 	struct twheel_clocks clocks;
@@ -138,6 +151,8 @@ struct twheel_timers {
 	u8 now_valid;
 	bool need_wake;
 	bool used;
+	struct twheel_timer *spare;
+	u32 nr_spare;
 };
 
 /**
@@ -211,8 +226,11 @@ void twheel_timers_take(struct twheel_timers *tm,
 			const struct twheel_event *ev, u32 n, const s64 *now);
 s64 twheel_periods_after(s64 d, u64 n, u64 p);
 
-void twheel_mem_alloc(struct twheel_mem *mem, const struct twheel_op *ops,
+struct twheel_timer *twheel_timer_spare_get(struct twheel_timers *tm);
+void twheel_mem_spare(struct twheel_timers *tm, struct twheel_mem *mem,
 		      u32 nr);
+void twheel_mem_alloc(struct twheel_mem *mem, const struct twheel_op *ops,
+		      u32 nr, u32 spare);
 void twheel_mem_free(struct twheel_mem *mem, u32 nr);
 
 int twheel_timers_op(struct twheel_timers *tm, struct twheel_op *op,
