@@ -329,6 +329,22 @@ static int twheel_emit(void *arg, const struct twheel_event *ev, u32 n)
 }
 
 /*
+ * Make the place of the next record writable, holding no lock: by writing
+ * zeroes there, as fault_in_writeable() does, so that the fault is the
+ * user's own (a wait on userfaultfd is interruptible), then going back.
+ * Return: true when the whole record's place is writable.
+ */
+static bool twheel_iter_fault_in(struct iov_iter *to, size_t size)
+{
+	static const struct twheel_event zero;
+	size_t n;
+
+	n = copy_to_iter(&zero, size, to);
+	iov_iter_revert(to, n);
+	return n == size;
+}
+
+/*
  * read(2), readv(2) and io_uring's reads: whole records, oldest first.
  * With IOCB_NOWAIT (io_uring's first, inline try; RWF_NOWAIT) nothing
  * waits: no record, or a page to fault in, is EAGAIN, and io_uring then
@@ -360,14 +376,15 @@ static ssize_t twheel_read_iter(struct kiocb *iocb, struct iov_iter *to)
 			/*
 			 * The record stays queued. Fault its place in with no
 			 * lock held (this may wait long: userfaultfd, FUSE),
-			 * then try again.
+			 * then try again; with IOCB_NOWAIT, leave that to a
+			 * caller that may wait.
 			 */
+			if (iocb->ki_flags & IOCB_NOWAIT)
+				return done ? done * size : -EAGAIN;
+			if (twheel_iter_fault_in(to, size))
+				continue;
 			if (done)
 				break;
-			if (iocb->ki_flags & IOCB_NOWAIT)
-				return -EAGAIN;
-			if (!fault_in_iov_iter_writeable(to, size))
-				continue;
 			return signal_pending(current) ? -ERESTARTSYS : -EFAULT;
 		}
 		if (done)

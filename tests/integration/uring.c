@@ -431,6 +431,34 @@ static void idle_timeouts_through_ring(void)
 	close(fd);
 }
 
+/*
+ * The example program (userspace/examples/uring-timers.c): four timeouts
+ * fire, in deadline order (request 2's was cancelled, request 4's pushed
+ * back to 700 ms), none before its deadline.
+ */
+static void example_uring_timers(void)
+{
+	static const int want[4][2] = {
+		{ 1, 100 }, { 3, 300 }, { 5, 500 }, { 4, 700 },
+	};
+	FILE *p = popen("twheel-uring-timers", "r");
+	char line[128];
+	int n = 0, ms, req;
+
+	CHECK(p != NULL);
+	while (fgets(line, sizeof(line), p)) {
+		printf("# %s", line);
+		CHECK_EQ(sscanf(line, "%d ms: request %d timed out", &ms, &req),
+			 2);
+		CHECK(n < 4);
+		CHECK_EQ(req, want[n][0]);
+		CHECK(ms >= want[n][1]);
+		n++;
+	}
+	CHECK_EQ(pclose(p), 0);
+	CHECK_EQ(n, 4);
+}
+
 TWT_MAIN("uring",
 	 TWT_CASE(cmd_add_query_modify_cancel),
 	 TWT_CASE(cmd_errors),
@@ -438,4 +466,5 @@ TWT_MAIN("uring",
 	 TWT_CASE(read_inline),
 	 TWT_CASE(read_waits_by_poll),
 	 TWT_CASE(readv_and_nowait),
-	 TWT_CASE_T(idle_timeouts_through_ring, 300))
+	 TWT_CASE_T(idle_timeouts_through_ring, 300),
+	 TWT_CASE(example_uring_timers))

@@ -113,6 +113,7 @@ check deb-files-libtwheel-dev check_list libtwheel-dev "$arch" \
 	usr/share/man/man3/libtwheel.3.gz usr/share/man/man4/twheel.4.gz \
 	usr/share/doc/libtwheel-dev/examples/delayq.c \
 	usr/share/doc/libtwheel-dev/examples/echo-server.c \
+	usr/share/doc/libtwheel-dev/examples/uring-timers.c \
 	usr/share/doc/libtwheel-dev/examples/uv-timers.c \
 	$(doc libtwheel-dev)
 # shellcheck disable=SC2046
@@ -134,14 +135,14 @@ check_symbols() {
 check deb-symbols check_symbols
 
 # libtwheel-dev's examples: the tree's sources, and they build against the
-# packages' own header and library (unpacked together; uv-timers.c only
-# where libuv's header is installed), the shared library found by its
-# versioned symbols.
+# packages' own header and library (unpacked together; uv-timers.c and
+# uring-timers.c only where libuv's and liburing's headers are installed),
+# the shared library found by its versioned symbols.
 check_examples() {
 	local r=$work/dev-root f name libs
 	dpkg-deb -x "$(deb_of libtwheel0 "$arch")" "$r"
 	dpkg-deb -x "$(deb_of libtwheel-dev "$arch")" "$r"
-	for f in delayq.c echo-server.c uv-timers.c; do
+	for f in delayq.c echo-server.c uring-timers.c uv-timers.c; do
 		cmp "$top/userspace/examples/$f" \
 			"$r/usr/share/doc/libtwheel-dev/examples/$f" || return 1
 	done
@@ -151,8 +152,14 @@ check_examples() {
 			echo "$name: no libuv header, not built"
 			continue
 		fi
+		if [ "$name" = uring-timers ] &&
+		   [ ! -f /usr/include/liburing.h ]; then
+			echo "$name: no liburing header, not built"
+			continue
+		fi
 		libs=(-ltwheel)
 		[ "$name" != uv-timers ] || libs+=(-luv)
+		[ "$name" != uring-timers ] || libs+=(-luring)
 		# Their #include "libtwheel.h" finds the package's header.
 		(cd "$work" && cc -std=gnu11 -Wall -Wextra -Werror -pthread \
 			-I"$r/usr/include" -o "ex-$name" "$f" \

@@ -28,12 +28,19 @@ EX_UV		:= $(if $(and $(UV_STATIC),$(UV_INCLUDE)),twheel-uv-timers)
 ifeq ($(EX_UV),)
 $(warning libuv not found (Debian: apt-get install libuv1-dev): twheel-uv-timers is not built)
 endif
+# twheel-uring-timers needs liburing (Debian: liburing-dev).
+URING_STATIC	?= $(firstword $(wildcard /usr/lib/$(shell $(CC) -dumpmachine)/liburing.a \
+		   /usr/lib/liburing.a /usr/local/lib/liburing.a /usr/lib64/liburing.a))
+EX_URING	:= $(if $(and $(URING_STATIC),$(wildcard /usr/include/liburing.h)),twheel-uring-timers)
+ifeq ($(EX_URING),)
+$(warning liburing not found (Debian: apt-get install liburing-dev): twheel-uring-timers is not built)
+endif
 
 .PHONY: examples
 
-examples: $(addprefix $(EX_OUT)/,$(EX_PLAIN) $(EX_UV))
+examples: $(addprefix $(EX_OUT)/,$(EX_PLAIN) $(EX_UV) $(EX_URING))
 
-vm-userspace: $(addprefix $(VM_BIN)/,$(EX_PLAIN) $(EX_UV))
+vm-userspace: $(addprefix $(VM_BIN)/,$(EX_PLAIN) $(EX_UV) $(EX_URING))
 
 # Native: dynamically linked (libuv's shared library).
 $(EX_OUT)/twheel-echo-server: userspace/examples/echo-server.c $(EX_DEPS)
@@ -43,6 +50,10 @@ $(EX_OUT)/twheel-echo-server: userspace/examples/echo-server.c $(EX_DEPS)
 $(EX_OUT)/twheel-uv-timers: userspace/examples/uv-timers.c $(EX_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(EX_CFLAGS) -o $@ $< userspace/lib/libtwheel.c -luv
+
+$(EX_OUT)/twheel-uring-timers: userspace/examples/uring-timers.c $(EX_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(EX_CFLAGS) -o $@ $< userspace/lib/libtwheel.c -luring
 
 $(EX_OUT)/twheel-orders: userspace/demo/orders.c $(EX_DEPS)
 	@mkdir -p $(@D)
@@ -66,6 +77,11 @@ $(VM_BIN)/twheel-uv-timers: userspace/examples/uv-timers.c $(EX_DEPS)
 		{ grep -v -e 'in statically linked applications requires' \
 			-e 'in function .uv__' || true; }
 	@test -x $@
+
+$(VM_BIN)/twheel-uring-timers: userspace/examples/uring-timers.c $(EX_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(EX_CFLAGS) -static -o $@ $< userspace/lib/libtwheel.c \
+		$(URING_STATIC)
 
 $(VM_BIN)/twheel-orders: userspace/demo/orders.c $(EX_DEPS)
 	@mkdir -p $(@D)
