@@ -173,12 +173,15 @@ help:
 	@echo "  make syz-check                    the syzkaller description against the header"
 	@echo "  make stress [KERNEL=debug] | stress-build   unload cycles and load cases in a VM"
 	@echo "  make soak [SOAK_SECONDS=600 KERNEL=debug]   the mixed load for a long time"
+	@echo "  make rust                         the Rust binding (userspace/rust/, crate twheel) and its example"
+	@echo "  make rust-test                    Rust binding: host tests, then its device tests in the stock VM (tests/rust/run.sh host|stock|debug)"
+	@echo "  make python-test | python-host-test   Python binding: host tests, then its device tests in the stock VM (tests/python/run.sh)"
 	@echo ""
 	@echo "Benchmarks"
-	@echo "  make bench [BENCH_REPS=5 BENCH_NMAX=1000000 BENCH_QUICK=1]   twheel vs timerfd vs heap, stock VM (~8 min; quick ~2 min)"
+	@echo "  make bench [BENCH_CLOCK=icount|wall BENCH_REPS=5 BENCH_NMAX=1000000 BENCH_QUICK=1]   twheel vs timerfd vs heap, stock VM: a wall-clock boot and an -icount boot (~17 min; quick ~2 min)"
 	@echo "  make bench-report | bench-bin | bench-publish | bench-page-check   the report again; the binary; docs/benchmarks.md from a full run; its commands checked"
 	@echo "  make kbench | kbench-module       in-kernel wheel vs timer_list/hrtimer"
-	@echo "  make bench-prof [PROF_MODES='b64 expiry']   kernel functions ranked by samples, per workload, stock VM"
+	@echo "  make bench-prof [PROF_MODES='b64 expiry' PROF_CLOCK=icount]   kernel functions ranked by samples (under icount: by instructions), per workload, stock VM"
 	@echo "  make bench-core | bench-core-callgrind   the wheel core natively vs a heap, a hashed wheel (~3 min)"
 	@echo ""
 	@echo "VM"
@@ -196,5 +199,7 @@ help:
 -include tests/bench/bench.mk
 -include tests/fuzz-kernel/fuzz.mk
 -include tests/stress/stress.mk
+-include userspace/rust/rust.mk
+-include userspace/python/python.mk
 
 endif

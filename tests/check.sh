@@ -128,6 +128,7 @@ if [ -f tests/wheel/wheel.mk ]; then
 	stage wheel-native	make --no-print-directory wheel-test
 fi
 stage userspace-build	make --no-print-directory userspace examples vm-userspace
+stage rust-host		tests/rust/run.sh host
 stage man		tests/man.sh
 stage bench-page	tests/bench/check-page.sh
 stage syz		python3 tests/syz/check.py
@@ -144,6 +145,11 @@ wait
 stage_report kunit
 stage_report integration-stock
 stage integration-debug	tests/integration/run.sh debug
+# The bindings' device tests: Rust (static test binaries) on both kernels,
+# Python (Debian's interpreter brought into the guest) on the stock one.
+stage rust-stock	tests/rust/run.sh stock
+stage rust-debug	tests/rust/run.sh debug
+stage python		tests/python/run.sh stock
 # Debian's PREEMPT_RT kernel: hrtimer callbacks in threads; its lateness
 # tail is the longest of the three, so it too runs alone.
 stage integration-rt	tests/integration/run.sh rt

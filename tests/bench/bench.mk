@@ -53,9 +53,11 @@ bench-page-check:
 	$(BENCH_DIR)/check-page.sh
 
 # Where the kernel's time goes: twheel-prof samples each workload (mode)
-# in the stock VM and ranks kernel functions; PROF_MODES picks modes.
+# in the stock VM and ranks kernel functions; PROF_MODES picks modes;
+# PROF_CLOCK=icount ranks them by guest instructions (one vCPU, -icount).
 PROF_BIN	:= $(BENCH_OUT)/twheel-prof
 PROF_MODES	?= ppid info single b64 mod expiry
+PROF_CLOCK	?= wall
 
 .PHONY: bench-prof
 
@@ -65,7 +67,7 @@ $(PROF_BIN): $(BENCH_DIR)/prof/twheel-prof.c uapi/linux/twheel.h
 
 bench-prof: $(PROF_BIN)
 	@tests/deps.sh --check >/dev/null 2>&1 || tests/deps.sh
-	$(BENCH_DIR)/prof/run.sh $(PROF_BIN) "$(PROF_MODES)"
+	PROF_CLOCK=$(PROF_CLOCK) $(BENCH_DIR)/prof/run.sh $(PROF_BIN) "$(PROF_MODES)"
 
 # In-kernel comparison: the wheel core beside timer_list and hrtimer, in
 # the stock VM (KBENCH_N, KBENCH_REPS, KBENCH_TICKS, VM_MEM pass through
