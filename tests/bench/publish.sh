@@ -5,7 +5,9 @@
 # wall-clock boot and the icount boot, tests/bench/run.sh), then write
 # docs/benchmarks.md and docs/bench/*.png from that run: its date, the git
 # commit, the guest kernel, the host CPU, the exact command, the targets
-# and every table of build/bench/bench.md.
+# and every table of build/bench/bench.md; then what limits the targets
+# it misses (tests/bench/limits.md) with the profile of the same commit
+# under -icount (make bench-prof PROF_CLOCK=icount).
 #
 #   tests/bench/publish.sh [BENCH_BIN]
 #
@@ -28,10 +30,15 @@ cmd="make bench-publish"
 [ "${BENCH_NMAX:-1000000}" != 1000000 ] && cmd="$cmd BENCH_NMAX=$BENCH_NMAX"
 
 t0=$(date +%s)
+prof_modes="single b64 mod expiry"
 if [ "${BENCH_PUBLISH_NORUN:-0}" != 1 ]; then
 	BENCH_CLOCK=icount tests/bench/run.sh "$bin"
+	make --no-print-directory build/bench/twheel-prof
+	PROF_CLOCK=icount tests/bench/prof/run.sh build/bench/twheel-prof \
+		"$prof_modes"
 fi
-for f in "$out/results-wall.txt" "$out/results-icount.txt" "$out/bench.md"; do
+for f in "$out/results-wall.txt" "$out/results-icount.txt" "$out/bench.md" \
+	 "$out/prof.txt"; do
 	[ -s "$f" ] || { echo "bench-publish: $f missing: the run failed" >&2; exit 1; }
 done
 python3 tests/bench/report.py "$out" "$out/results-wall.txt" \
@@ -103,6 +110,14 @@ trap 'rm -f "$tmp"' EXIT
 	done
 	# The report, without its title.
 	sed '1{/^# /d}' "$out/bench.md"
+	echo
+	cat tests/bench/limits.md
+	echo
+	echo "### The profile"
+	echo
+	echo "\`make bench-prof PROF_CLOCK=icount\`, modes $prof_modes:"
+	echo
+	sed 's/^/    /' "$out/prof.txt"
 } > "$tmp"
 mv "$tmp" "$page"
 trap - EXIT
