@@ -65,6 +65,9 @@ pub const TWHEEL_FEATURE_TIMENS: u64 = 0x2;
 pub const TWHEEL_FEATURE_MANUAL_CLOCK: u64 = 0x4;
 /// `TWHEEL_FEATURE_RELATIVE_WALL`: relative `CLOCK_REALTIME`/`CLOCK_TAI` deadlines.
 pub const TWHEEL_FEATURE_RELATIVE_WALL: u64 = 0x8;
+/// `TWHEEL_FEATURE_URING`: commands as `IORING_OP_URING_CMD`
+/// ([`twheel_uring_cmd`]) and reads through io_uring without a worker.
+pub const TWHEEL_FEATURE_URING: u64 = 0x10;
 
 /// The `clockid_t` values of `<time.h>` that twheel takes.
 pub const CLOCK_REALTIME: u32 = 0;
@@ -224,6 +227,17 @@ pub struct twheel_submit {
     pub __reserved: u32,
 }
 
+/// `struct twheel_uring_cmd`: the command area of an `IORING_OP_URING_CMD`
+/// SQE whose `cmd_op` is a `TWHEEL_IOC_*` command.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct twheel_uring_cmd {
+    /// in: the argument's address, as `ioctl(2)`'s third argument
+    pub arg: u64,
+    /// in: must be 0
+    pub __reserved: u64,
+}
+
 /// `struct twheel_config`: argument of `TWHEEL_IOC_CONFIG`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -373,6 +387,7 @@ assert_layout!(twheel_submit, 24, {
     ops: u64 = 0, nr: u32 = 8, op_size: u32 = 12, flags: u32 = 16, __reserved: u32 = 20,
 });
 assert_layout!(twheel_config, 16, { tick_ns: u64 = 0, flags: u32 = 8, __reserved: u32 = 12 });
+assert_layout!(twheel_uring_cmd, 16, { arg: u64 = 0, __reserved: u64 = 8 });
 assert_layout!(twheel_advance, 24, {
     delta_ns: u64 = 0, flags: u32 = 8, __reserved: u32 = 12, now_ns: i64 = 16,
 });

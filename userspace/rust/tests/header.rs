@@ -59,6 +59,7 @@ fn expected() -> Vec<(String, u64)> {
         TWHEEL_FEATURE_TIMENS,
         TWHEEL_FEATURE_MANUAL_CLOCK,
         TWHEEL_FEATURE_RELATIVE_WALL,
+        TWHEEL_FEATURE_URING,
         CLOCK_REALTIME,
         CLOCK_MONOTONIC,
         CLOCK_BOOTTIME,
@@ -133,6 +134,7 @@ fn expected() -> Vec<(String, u64)> {
         flags,
         __reserved
     });
+    s!(twheel_uring_cmd { arg, __reserved });
     s!(twheel_config {
         tick_ns,
         flags,
