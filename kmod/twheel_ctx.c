@@ -41,8 +41,6 @@
 #include "twheel_timer.h"
 #include "twheel_user.h"
 
-/* The most records twheel_ctx_read() hands its emit function at once. */
-
 static_assert(TWHEEL_SUBMIT_CHUNK <= TWHEEL_MEM_OPS);
 
 /**
@@ -479,7 +477,7 @@ long twheel_ctx_read(struct twheel_ctx *ctx, u64 max,
 		if (ret <= 0)
 			break;
 		/* Only the records taken leave the queue. */
-		twheel_timers_take(tm, ev, ret, now);
+		twheel_timers_take(tm, ret, now);
 		n += ret;
 		if (ret < k)
 			break;

@@ -212,6 +212,7 @@ static long twheel_ioctl_info(struct twheel_ctx *ctx, void __user *uarg,
 	info.features = TWHEEL_FEATURE_PERIODIC | TWHEEL_FEATURE_TIMENS |
 			TWHEEL_FEATURE_MANUAL_CLOCK |
 			TWHEEL_FEATURE_RELATIVE_WALL |
+			TWHEEL_FEATURE_MISSED |
 			(IS_ENABLED(CONFIG_IO_URING) ? TWHEEL_FEATURE_URING : 0);
 	info.ioctls = BIT_ULL(_IOC_NR(TWHEEL_IOC_INFO)) |
 		      BIT_ULL(_IOC_NR(TWHEEL_IOC_ADD)) |

@@ -35,7 +35,8 @@ static u64 twheel_op_period(struct twheel_timers *tm, u64 period_ns)
 {
 	if (!period_ns)
 		return 0;
-	return clamp_t(u64, period_ns, tm->clocks.tick_ns, KTIME_MAX);
+	return clamp_t(u64, period_ns, tm->clocks.tick_ns,
+		       TWHEEL_MAX_PERIOD_NS);
 }
 
 /* Leave @t, forgotten, in @m to be freed. */
@@ -57,7 +58,8 @@ static int twheel_op_add(struct twheel_timers *tm, struct twheel_op *op,
 	bool charge;
 
 	clock = twheel_clock_index(op->clock);
-	if (clock < 0 || op->flags & ~TWHEEL_ABSTIME ||
+	if (clock < 0 || op->flags & ~(TWHEEL_ABSTIME | TWHEEL_MISSED_MASK) ||
+	    (!op->period_ns && op->flags & TWHEEL_MISSED_MASK) ||
 	    (!(op->flags & TWHEEL_ABSTIME) && op->expires_ns < 0))
 		return -EINVAL;
 	if (tm->nr_timers >= tm->max_timers)
@@ -96,6 +98,8 @@ static int twheel_op_add(struct twheel_timers *tm, struct twheel_op *op,
 		t->word |= TWHEEL_TIMER_BIG;
 		twheel_ptimer(t)->period_ns = twheel_op_period(tm,
 							       op->period_ns);
+		twheel_ptimer(t)->missed = (op->flags & TWHEEL_MISSED_MASK) >>
+					   TWHEEL_MISSED_SHIFT;
 	}
 	trace_twheel_timer_add(tm->clocks.trace_id, op->id, op->cookie,
 			       op->clock, deadline,
@@ -120,7 +124,9 @@ static int twheel_op_modify_check(struct twheel_timers *tm,
 	u32 clock;
 	int ret;
 
-	if (op->flags & ~(TWHEEL_ABSTIME | TWHEEL_SET_COOKIE) ||
+	if (op->flags & ~(TWHEEL_ABSTIME | TWHEEL_SET_COOKIE |
+			  TWHEEL_MISSED_MASK) ||
+	    (!op->period_ns && op->flags & TWHEEL_MISSED_MASK) ||
 	    (!(op->flags & TWHEEL_ABSTIME) && op->expires_ns < 0))
 		return -EINVAL;
 	t = twheel_timer_find(tm, op->id);
@@ -167,8 +173,11 @@ static void twheel_op_modify_apply(struct twheel_timers *tm,
 		t = &pt->t;
 	}
 	pt = twheel_ptimer(t);
-	if (pt)
+	if (pt) {
 		pt->period_ns = twheel_op_period(tm, op->period_ns);
+		pt->missed = (op->flags & TWHEEL_MISSED_MASK) >>
+			     TWHEEL_MISSED_SHIFT;
+	}
 	if (op->flags & TWHEEL_SET_COOKIE)
 		t->cookie = op->cookie;
 	trace_twheel_timer_modify(tm->clocks.trace_id, op->id, t->cookie,

@@ -203,15 +203,43 @@ s64 twheel_periods_after(s64 d, u64 n, u64 p)
 }
 
 /*
- * The expiries a queued periodic timer stands for at @now_ns: its first
- * deadline, and every later one of its grid that has passed. At least 1
- * (the wall clock may have been set back since it was queued).
+ * The deadlines of a queued periodic timer's grid that have passed at
+ * @now_ns: its first, and every later one. At least 1 (the wall clock may
+ * have been set back since it was queued).
  */
-static u64 twheel_ptimer_count(const struct twheel_ptimer *pt, s64 now_ns)
+static u64 twheel_ptimer_passed(const struct twheel_ptimer *pt, s64 now_ns)
 {
 	if (now_ns <= pt->deadline_ns)
 		return 1;
 	return 1 + div64_u64((u64)now_ns - (u64)pt->deadline_ns, pt->period_ns);
+}
+
+/* The expiries its record stands for at @now_ns: all, or just one. */
+static u64 twheel_ptimer_count(const struct twheel_ptimer *pt, s64 now_ns)
+{
+	if (pt->missed != TWHEEL_MISSED_COUNT >> TWHEEL_MISSED_SHIFT)
+		return 1;
+	return twheel_ptimer_passed(pt, now_ns);
+}
+
+/*
+ * The next deadline of a queued periodic timer whose record is read at
+ * @now_ns (see TWHEEL_MISSED_*): the next point of its grid after
+ * @now_ns; the next after the one its record was for (burst); or one
+ * period after @now_ns (delay).
+ */
+static s64 twheel_ptimer_next(const struct twheel_ptimer *pt, s64 now_ns)
+{
+	switch (pt->missed << TWHEEL_MISSED_SHIFT) {
+	case TWHEEL_MISSED_BURST:
+		return twheel_periods_after(pt->deadline_ns, 1, pt->period_ns);
+	case TWHEEL_MISSED_DELAY:
+		return twheel_periods_after(now_ns, 1, pt->period_ns);
+	default:
+		return twheel_periods_after(pt->deadline_ns,
+					    twheel_ptimer_passed(pt, now_ns),
+					    pt->period_ns);
+	}
 }
 
 /*
@@ -425,8 +453,7 @@ void twheel_timer_status(struct twheel_timers *tm, struct twheel_timer *t,
 	} else if (pt && pt->period_ns) {
 		st->state = TWHEEL_STATE_QUEUED;
 		st->count = twheel_ptimer_count(pt, now_ns);
-		next = twheel_periods_after(pt->deadline_ns, st->count,
-					    pt->period_ns);
+		next = twheel_ptimer_next(pt, now_ns);
 	} else {
 		st->state = TWHEEL_STATE_QUEUED;
 		st->count = 1;
@@ -472,19 +499,17 @@ static void twheel_timer_record(struct twheel_timers *tm,
 /*
  * twheel_timer_consume() - end a record that was read
  * @tm: the timers
- * @t: the timer whose record @ev the caller took off the queue (with the
+ * @t: the timer whose record the caller took off the queue (with the
  *     others it took)
- * @ev: its record, from twheel_timer_record()
  * @now: per clock, the present the records were made at
- * @bulk: a small one-shot timer is left in @bulk[*@nbulk], for the caller
- *        to free with the others (twheel_timer_release_bulk())
+ * @bulk: a small one-shot timer not kept for the next adds is left in
+ *        @bulk[*@nbulk], for the caller to free with the others
  * @nbulk: counts @bulk
  *
  * Frees a one-shot timer; puts a periodic one back for its next deadline.
  */
 static void twheel_timer_consume(struct twheel_timers *tm,
-				 struct twheel_timer *t,
-				 const struct twheel_event *ev, const s64 *now,
+				 struct twheel_timer *t, const s64 *now,
 				 void **bulk, u32 *nbulk)
 {
 	struct twheel_ptimer *pt = twheel_ptimer(t);
@@ -500,10 +525,12 @@ static void twheel_timer_consume(struct twheel_timers *tm,
 			bulk[(*nbulk)++] = t;
 		return;
 	}
-	/* After the present: into the wheel, whose clock is not past it. */
-	twheel_timer_place(tm, t, twheel_periods_after(pt->deadline_ns,
-						       ev->count,
-						       pt->period_ns),
+	/*
+	 * After the present, into the wheel, whose clock is not past it; or,
+	 * bursting through missed deadlines, queued again at once.
+	 */
+	twheel_timer_place(tm, t,
+			   twheel_ptimer_next(pt, now[twheel_timer_clock(t)]),
 			   now[twheel_timer_clock(t)]);
 }
 
@@ -538,16 +565,14 @@ u32 twheel_timers_peek(struct twheel_timers *tm, struct twheel_event *ev,
 /**
  * twheel_timers_take() - end the records at the head of the queue, read
  * @tm: the timers
- * @ev: the records twheel_timers_peek() set for them
  * @n: how many were read, >= 1, at most what twheel_timers_peek() set
  * @now: the presents twheel_timers_peek() read
  *
  * They leave the queue in one cut. One-shot timers are freed (the small
- * ones together); periodic ones go back into the wheel for their next
- * deadline.
+ * ones together, or kept for the next adds); periodic ones go back into
+ * the wheel for their next deadline (see TWHEEL_MISSED_*).
  */
-void twheel_timers_take(struct twheel_timers *tm,
-			const struct twheel_event *ev, u32 n, const s64 *now)
+void twheel_timers_take(struct twheel_timers *tm, u32 n, const s64 *now)
 {
 	struct twheel_timer *t, *next, *last;
 	void *bulk[TWHEEL_READ_BATCH];
@@ -561,9 +586,8 @@ void twheel_timers_take(struct twheel_timers *tm,
 		last = list_next_entry(last, rec.link);
 	list_cut_position(&taken, &tm->ready, &last->rec.link);
 	WRITE_ONCE(tm->nr_queued, tm->nr_queued - n);
-	i = 0;
 	list_for_each_entry_safe(t, next, &taken, rec.link)
-		twheel_timer_consume(tm, t, &ev[i++], now, bulk, &nbulk);
+		twheel_timer_consume(tm, t, now, bulk, &nbulk);
 	if (nbulk)
 		kmem_cache_free_bulk(twheel_timer_cache, nbulk, bulk);
 }

@@ -86,13 +86,20 @@ struct twheel_timer {
  * @t: the timer
  * @deadline_ns: its next deadline while pending; while queued, the first
  *               deadline its record counts (kernel time, exact)
- * @period_ns: its period, at least one tick; 0 for one-shot
+ * @period_ns: its period, one tick to TWHEEL_MAX_PERIOD_NS; 0 for one-shot
+ * @missed: what its records do with missed deadlines: TWHEEL_MISSED_*
+ *          >> TWHEEL_MISSED_SHIFT
  */
 struct twheel_ptimer {
 	struct twheel_timer t;
 	s64 deadline_ns;
-	u64 period_ns;
+	u64 period_ns : 62;
+	u64 missed : 2;
 };
+
+/* The longest period, 2^62 - 1 ns (146 years): what @period_ns holds. */
+#define TWHEEL_MAX_PERIOD_NS	((1ULL << 62) - 1)
+#define TWHEEL_MISSED_SHIFT	2
 
 #define TWHEEL_TIMER_QUEUED	BIT_ULL(31)	/* else pending */
 #define TWHEEL_TIMER_CLOCK_SHIFT	32
@@ -222,8 +229,7 @@ void twheel_timer_status(struct twheel_timers *tm, struct twheel_timer *t,
 			 struct twheel_status *st);
 u32 twheel_timers_peek(struct twheel_timers *tm, struct twheel_event *ev,
 		       u32 n, s64 *now, u8 *valid);
-void twheel_timers_take(struct twheel_timers *tm,
-			const struct twheel_event *ev, u32 n, const s64 *now);
+void twheel_timers_take(struct twheel_timers *tm, u32 n, const s64 *now);
 s64 twheel_periods_after(s64 d, u64 n, u64 p);
 
 struct twheel_timer *twheel_timer_spare_get(struct twheel_timers *tm);

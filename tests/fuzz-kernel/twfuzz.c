@@ -301,14 +301,16 @@ static s64 roundup_tick(s64 ns, u64 tick)
 	return tick_ns(dl_tick(ns, tick), tick);
 }
 
-/* A period as the fd takes it: 0, or at least one tick. */
+/* A period as the fd takes it: 0, or one tick to 2^62 - 1 ns. */
 static u64 eff_period(u64 p, u64 tick)
 {
+	const u64 longest = (1ULL << 62) - 1;
+
 	if (!p)
 		return 0;
 	if (p < tick)
 		return tick;
-	return p > (u64)INT64_MAX ? (u64)INT64_MAX : p;
+	return p > longest ? longest : p;
 }
 
 /* Expiries a queued periodic timer of deadline d stands for at now. */
@@ -1386,7 +1388,8 @@ static void s_add(struct th *th, struct sfd *f)
 	a.id = rnd64(th);	/* out: ignored on input */
 	switch (chance(th, 12) ? rnd(th, 3) : 3) {
 	case 0:
-		a.flags |= unknown_bits(th, TWHEEL_ABSTIME);
+		/* The model knows only TWHEEL_MISSED_COUNT: no policy bits. */
+		a.flags |= unknown_bits(th, TWHEEL_ABSTIME | TWHEEL_MISSED_MASK);
 		invalid = true;
 		break;
 	case 1:
@@ -1484,7 +1487,8 @@ static void s_modify(struct th *th, struct sfd *f)
 		invalid = true;
 		if (chance(th, 50)) {
 			m.flags |= unknown_bits(th, TWHEEL_ABSTIME |
-						TWHEEL_SET_COOKIE);
+						TWHEEL_SET_COOKIE |
+						TWHEEL_MISSED_MASK);
 		} else {
 			m.flags &= ~TWHEEL_ABSTIME;
 			m.expires_ns = -1 - (s64)rnd(th, S);
@@ -1800,9 +1804,10 @@ static void gen_op(struct th *th, struct sfd *f, struct twheel_op *op,
 	}
 	if (chance(th, 3))
 		op->flags |= unknown_bits(th, op->op == TWHEEL_OP_MODIFY ?
-					  TWHEEL_ABSTIME | TWHEEL_SET_COOKIE :
+					  TWHEEL_ABSTIME | TWHEEL_SET_COOKIE |
+					  TWHEEL_MISSED_MASK :
 					  op->op == TWHEEL_OP_ADD ?
-					  TWHEEL_ABSTIME : 0);
+					  TWHEEL_ABSTIME | TWHEEL_MISSED_MASK : 0);
 	if (chance(th, 3))
 		op->__reserved = 1 + rnd(th, 100);
 }

@@ -192,7 +192,11 @@ _Static_assert(TWHEEL_CONFIG_MANUAL == 1, "config flags");
 _Static_assert(TWHEEL_FEATURE_PERIODIC == 1 && TWHEEL_FEATURE_TIMENS == 2 &&
 	       TWHEEL_FEATURE_MANUAL_CLOCK == 4 &&
 	       TWHEEL_FEATURE_RELATIVE_WALL == 8 &&
-	       TWHEEL_FEATURE_URING == 16, "features");
+	       TWHEEL_FEATURE_URING == 16 && TWHEEL_FEATURE_MISSED == 32,
+	       "features");
+_Static_assert(TWHEEL_MISSED_MASK == 0xC && TWHEEL_MISSED_COUNT == 0 &&
+	       TWHEEL_MISSED_BURST == 4 && TWHEEL_MISSED_DELAY == 8 &&
+	       TWHEEL_MISSED_SKIP == 0xC, "missed-deadline policies");
 _Static_assert(sizeof(struct twheel_uring_cmd) == 16, "uring cmd");
 /* Clocks are clockid_t values; these are the four a timer takes. */
 _Static_assert(CLOCK_REALTIME == 0 && CLOCK_MONOTONIC == 1 &&
@@ -208,7 +212,8 @@ _Static_assert(CLOCK_REALTIME == 0 && CLOCK_MONOTONIC == 1 &&
 			 (1ULL << CLOCK_BOOTTIME) | (1ULL << CLOCK_TAI))
 #define ALL_FEATURES	(TWHEEL_FEATURE_PERIODIC | TWHEEL_FEATURE_TIMENS | \
 			 TWHEEL_FEATURE_MANUAL_CLOCK |			\
-			 TWHEEL_FEATURE_RELATIVE_WALL | TWHEEL_FEATURE_URING)
+			 TWHEEL_FEATURE_RELATIVE_WALL | TWHEEL_FEATURE_URING | \
+			 TWHEEL_FEATURE_MISSED)
 
 /* The version 1 size of struct twheel_add and of struct twheel_info. */
 #define ADD_V1_SIZE	32
@@ -341,7 +346,7 @@ static void info_fresh(void)
 	for (k = 0; k < TWT_NCLOCKS; k++)
 		CHECK(i.clocks & (1ULL << twt_clock(k)));
 	/* Every feature the header defines, and no other bit. */
-	CHECK_EQ(i.features, 0x1F);
+	CHECK_EQ(i.features, 0x3F);
 	check_info_module(&i, sizeof(i));
 	close(fd);
 }
@@ -1519,7 +1524,8 @@ static void unknown_ioctl(void)
 static void add_bad_flags(void)
 {
 	int fd = twt_open(O_NONBLOCK);
-	uint32_t bad[] = { 2, 4, 1U << 31, 0xFFFFFFFF, TWHEEL_ABSTIME | 2,
+	/* (TWHEEL_MISSED_* are flags of periodic timers: missed.c.) */
+	uint32_t bad[] = { 2, 0x10, 1U << 31, 0xFFFFFFFF, TWHEEL_ABSTIME | 2,
 			   TWHEEL_SET_COOKIE, ~TWHEEL_ABSTIME };
 	unsigned int k;
 

@@ -265,13 +265,13 @@ static void periodic_far_past_manual(void)
 		{ INT64_MIN + 12345, 7 * TWT_MS },
 		{ -8000000000000000000LL, 3 * TWT_S },
 		{ INT64_MIN / 2, TWT_S },	/* n * period fits: as before */
-		{ INT64_MIN, (uint64_t)INT64_MAX },
+		{ INT64_MIN, (1ULL << 62) - 1 },	/* the longest period */
 	};
 	enum { NT = sizeof(tc) / sizeof(tc[0]) };
 	int fd = twt_open_manual(O_NONBLOCK, TICK);
 	struct twheel_event ev[NT + 1];
 	struct twheel_status st;
-	uint64_t id[NT], count[NT];
+	uint64_t id[NT], count[NT], longest;
 	int64_t next[NT];
 	int i, k;
 
@@ -287,8 +287,8 @@ static void periodic_far_past_manual(void)
 	/* The values the header's rule gives, worked out by hand. */
 	CHECK_EQ(count[0], 9223372037LL);
 	CHECK_EQ(next[0], 145224192);
-	CHECK_EQ(count[4], 2);
-	CHECK_EQ(next[4], INT64_MAX - 1);
+	CHECK_EQ(count[4], 3);
+	CHECK_EQ(next[4], (1LL << 62) - 3);
 
 	for (i = 0; i < NT; i++) {
 		id[i] = twt_addp(fd, 50 + i, tc[i].first, tc[i].period,
@@ -301,6 +301,11 @@ static void periodic_far_past_manual(void)
 		CHECK_EQ(st.period_ns, tc[i].period);
 		CHECK_EQ(st.remaining_ns, next[i]);
 	}
+	/* A longer period is the longest: 2^62 - 1 ns, so reported. */
+	longest = twt_addp(fd, 99, TWT_S, (uint64_t)INT64_MAX, 0,
+			   CLOCK_MONOTONIC);
+	CHECK_EQ(twt_query(fd, longest).period_ns, (1ULL << 62) - 1);
+	twt_cancel(fd, longest);
 	CHECK_EQ(twt_drain(fd, ev, NT + 1), NT);
 	for (i = 0; i < NT; i++) {
 		CHECK_EQ(ev[i].id, id[i]);
@@ -339,10 +344,10 @@ static void periodic_far_past_manual(void)
 	/* The 7 ms one went on too: 3 s / 7 ms of points, one record each. */
 	st = twt_query(fd, id[1]);
 	CHECK(st.deadline_ns > 3 * TWT_S && st.deadline_ns <= 3 * TWT_S + 7 * TWT_MS);
-	/* The one whose next point is INT64_MAX - 1 stays pending. */
+	/* The one whose next point is 2^62 - 3 (146 years) stays pending. */
 	st = twt_query(fd, id[4]);
 	CHECK_EQ(st.state, TWHEEL_STATE_PENDING);
-	CHECK_EQ(st.deadline_ns, INT64_MAX - 1);
+	CHECK_EQ(st.deadline_ns, next[4]);
 	close(fd);
 }
 

@@ -47,7 +47,9 @@
  * many slots as the most timers it has held at once, until it is closed.
  *
  * Outcomes: every expiry of a timer is reported by a record, or retracted
- * by a successful cancel or modify; none is reported twice. A one-shot
+ * by a successful cancel or modify; none is reported twice (a periodic
+ * timer's deadlines missed while its record waited are counted in it, or,
+ * as its TWHEEL_MISSED_* policy asks, dropped, or never come). A one-shot
  * timer ends when its record is read, or when it is cancelled.
  *
  * Extensibility: each ioctl's argument size is encoded in its command
@@ -104,6 +106,32 @@
 #define TWHEEL_SET_COOKIE	0x00000002U
 
 /*
+ * What a periodic timer does with the deadlines it missed, while its
+ * record waited to be read (a flag of struct twheel_add, struct
+ * twheel_modify and struct twheel_op, with a period only: EINVAL without;
+ * one of the four values of TWHEEL_MISSED_MASK):
+ *
+ * TWHEEL_MISSED_COUNT (0, the default; timerfd's): one record, whose count
+ *	is every deadline that had passed when it was read; the next
+ *	deadline is the first of the period's grid after that read.
+ * TWHEEL_MISSED_BURST (tokio's MissedTickBehavior::Burst, Java's
+ *	scheduleAtFixedRate): one record per deadline, count 1; reading it
+ *	sets the next deadline to the following one of the grid, past or
+ *	not, so the missed ones come one after another, at once, until the
+ *	timer has caught up.
+ * TWHEEL_MISSED_DELAY (tokio's Delay, Java's scheduleWithFixedDelay):
+ *	count 1; the next deadline is one period after the record was read.
+ * TWHEEL_MISSED_SKIP (tokio's Skip, Quartz's "do nothing" misfire): count
+ *	1, the missed deadlines dropped; the next deadline as with
+ *	TWHEEL_MISSED_COUNT.
+ */
+#define TWHEEL_MISSED_MASK	0x0000000CU
+#define TWHEEL_MISSED_COUNT	0x00000000U
+#define TWHEEL_MISSED_BURST	0x00000004U
+#define TWHEEL_MISSED_DELAY	0x00000008U
+#define TWHEEL_MISSED_SKIP	0x0000000CU
+
+/*
  * The state of a timer: pending (its next expiry has not happened yet),
  * or queued (it expired and its record is unread). Also the outcome of a
  * cancel or a modify: the state the timer was in.
@@ -121,9 +149,11 @@
  *	representable time (never wraps).
  * @period_ns: in: 0 for a one-shot timer; else the timer is periodic:
  *	after each expiry the next deadline is the previous one plus
- *	@period_ns. A period shorter than the fd's tick is taken as one tick
- *	(and reported so by TWHEEL_IOC_QUERY and TWHEEL_IOC_LIST).
- * @flags: in: TWHEEL_ABSTIME or 0; other bits are EINVAL
+ *	@period_ns (but see TWHEEL_MISSED_*). A period shorter than the fd's
+ *	tick is taken as one tick, one longer than 2^62 - 1 ns (146 years)
+ *	as that (and reported so by TWHEEL_IOC_QUERY and TWHEEL_IOC_LIST).
+ * @flags: in: TWHEEL_ABSTIME, and with a period one TWHEEL_MISSED_* value;
+ *	other bits are EINVAL
  * @clock: in: CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME or CLOCK_TAI
  *	(any of them on a TWHEEL_CONFIG_MANUAL fd); others are EINVAL
  * @id: out: the new timer's id: never 0, unique within the fd and never
@@ -144,9 +174,10 @@
  *
  * A periodic timer has at most one record at a time: expiries while its
  * record is unread are counted in that record's count (read(2) counts
- * every deadline that has passed by then), and its next deadline is set
- * when the record is read. An unread periodic timer therefore causes no
- * timer interrupts, whatever its period.
+ * every deadline that has passed by then; with TWHEEL_MISSED_BURST,
+ * DELAY or SKIP the count is 1), and its next deadline is set when the
+ * record is read. An unread periodic timer therefore causes no timer
+ * interrupts, whatever its period.
  *
  * Errors: EINVAL as above; ENOSPC when the fd already holds its maximum of
  * timers (module parameter max_timers, as it was when the fd was opened;
@@ -171,7 +202,9 @@ struct twheel_add {
  * @expires_ns: in: the new next deadline, as in struct twheel_add, on the
  *	timer's own clock (which does not change)
  * @period_ns: in: the new period, as in struct twheel_add (0: one-shot)
- * @flags: in: TWHEEL_ABSTIME, TWHEEL_SET_COOKIE; other bits are EINVAL
+ * @flags: in: TWHEEL_ABSTIME, TWHEEL_SET_COOKIE, and with a period one
+ *	TWHEEL_MISSED_* value (the timer's policy from now on); other bits
+ *	are EINVAL
  * @result: out: the state the timer was in: TWHEEL_STATE_PENDING, or
  *	TWHEEL_STATE_QUEUED, in which case its unread record is retracted
  *	(never read)
@@ -222,9 +255,9 @@ struct twheel_cancel {
  * @deadline_ns: the absolute time, on @clock, of its next expiry not yet
  *	counted: for a one-shot timer its deadline rounded up to the fd's
  *	tick (by less than one tick); for a periodic one exactly the point
- *	of its grid (while its record is queued, the first point after the
- *	expiries @count counts); 0 when none is coming (a one-shot timer
- *	whose record is queued)
+ *	of its grid (while its record is queued, the next deadline a read
+ *	now would set: see TWHEEL_MISSED_*); 0 when none is coming (a
+ *	one-shot timer whose record is queued)
  * @period_ns: its period in effect (0: one-shot)
  * @count: the expiries its queued record stands for if it were read now;
  *	0 while pending
@@ -450,7 +483,8 @@ struct twheel_advance {
  *	was next used: see "Delivery" above), in the opener's time namespace
  * @count: the number of expiries this record stands for: 1 for a
  *	one-shot timer; for a periodic one, every deadline that had passed
- *	when the record was read (at least 1)
+ *	when the record was read (at least 1), or 1 with TWHEEL_MISSED_BURST,
+ *	DELAY or SKIP
  * @clock: the timer's clockid
  * @flags: 0 (reserved for future record kinds)
  *
@@ -482,6 +516,7 @@ struct twheel_event {
 #define TWHEEL_FEATURE_MANUAL_CLOCK	0x4ULL		/* TWHEEL_CONFIG_MANUAL */
 #define TWHEEL_FEATURE_RELATIVE_WALL	0x8ULL		/* relative REALTIME/TAI */
 #define TWHEEL_FEATURE_URING		0x10ULL		/* struct twheel_uring_cmd */
+#define TWHEEL_FEATURE_MISSED		0x20ULL		/* TWHEEL_MISSED_* */
 
 /**
  * struct twheel_info - argument of TWHEEL_IOC_INFO: the handshake

@@ -52,7 +52,9 @@ __all__ = [
     "ABI_VERSION", "VERSION", "DEFAULT_TICK_NS", "MIN_TICK_NS", "MAX_TICK_NS",
     "MAX_BATCH", "ABSTIME", "SET_COOKIE", "CONFIG_MANUAL",
     "FEATURE_PERIODIC", "FEATURE_TIMENS", "FEATURE_MANUAL_CLOCK",
-    "FEATURE_RELATIVE_WALL", "FEATURE_URING", "NSEC", "USEC", "MSEC", "SEC", "MIN",
+    "FEATURE_RELATIVE_WALL", "FEATURE_URING", "FEATURE_MISSED",
+    "MISSED_MASK", "MISSED_COUNT", "MISSED_BURST", "MISSED_DELAY",
+    "MISSED_SKIP", "NSEC", "USEC", "MSEC", "SEC", "MIN",
     "Clock", "State", "OpCode", "TimerId", "Event", "Status", "Info",
     "OpResult", "Batch", "Wheel", "now",
     "IOC_INFO", "IOC_ADD", "IOC_CANCEL", "IOC_MODIFY", "IOC_QUERY",
@@ -77,6 +79,17 @@ FEATURE_TIMENS = 0x2
 FEATURE_MANUAL_CLOCK = 0x4
 FEATURE_RELATIVE_WALL = 0x8
 FEATURE_URING = 0x10     # io_uring commands (not used by this binding)
+FEATURE_MISSED = 0x20    # the MISSED_* policies of periodic timers
+
+# What a periodic timer does with missed deadlines (a flag of add and
+# modify, with a period only): one record counting them all (COUNT, the
+# default), one record each, at once (BURST), the next one period after
+# the read (DELAY), or dropped (SKIP).
+MISSED_MASK = 0xC
+MISSED_COUNT = 0x0
+MISSED_BURST = 0x4
+MISSED_DELAY = 0x8
+MISSED_SKIP = 0xC
 
 # Durations in nanoseconds, for readable deadlines: 30 * twheel.SEC.
 NSEC = 1

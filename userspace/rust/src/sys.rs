@@ -68,6 +68,18 @@ pub const TWHEEL_FEATURE_RELATIVE_WALL: u64 = 0x8;
 /// `TWHEEL_FEATURE_URING`: commands as `IORING_OP_URING_CMD`
 /// ([`twheel_uring_cmd`]) and reads through io_uring without a worker.
 pub const TWHEEL_FEATURE_URING: u64 = 0x10;
+/// `TWHEEL_FEATURE_MISSED`: the `TWHEEL_MISSED_*` policies of periodic timers.
+pub const TWHEEL_FEATURE_MISSED: u64 = 0x20;
+/// `TWHEEL_MISSED_MASK`: the bits of a periodic timer's missed-deadline policy.
+pub const TWHEEL_MISSED_MASK: u32 = 0xC;
+/// `TWHEEL_MISSED_COUNT`: one record counting every missed deadline (default).
+pub const TWHEEL_MISSED_COUNT: u32 = 0x0;
+/// `TWHEEL_MISSED_BURST`: one record per deadline, the missed ones at once.
+pub const TWHEEL_MISSED_BURST: u32 = 0x4;
+/// `TWHEEL_MISSED_DELAY`: the next deadline one period after the read.
+pub const TWHEEL_MISSED_DELAY: u32 = 0x8;
+/// `TWHEEL_MISSED_SKIP`: missed deadlines dropped; count 1.
+pub const TWHEEL_MISSED_SKIP: u32 = 0xC;
 
 /// The `clockid_t` values of `<time.h>` that twheel takes.
 pub const CLOCK_REALTIME: u32 = 0;
