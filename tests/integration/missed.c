@@ -38,21 +38,30 @@ static uint64_t read_rec(int fd, uint64_t id, int64_t time_ns, int room)
 /* A burst re-queues the next missed one as the record is read. */
 #define read_first(fd, id, time_ns)	read_rec((fd), (id), (time_ns), 1)
 
-/* The default, as timerfd: one record counting every passed deadline. */
-static void count_default(void)
+/*
+ * A policy that keeps the grid (COUNT, SKIP): read at 35 ms, its record
+ * counts @count deadlines, and the next is the grid's at 40 ms.
+ */
+static void grid_policy(uint32_t missed, uint64_t count)
 {
 	uint64_t id;
-	int fd = open_periodic(TWHEEL_MISSED_COUNT, &id);
+	int fd = open_periodic(missed, &id);
 
 	twt_advance(fd, 35 * MS);
-	CHECK_EQ(twt_query(fd, id).count, 3);
-	CHECK_EQ(read_one(fd, id, 35 * MS), 3);
+	CHECK_EQ(twt_query(fd, id).count, count);
+	CHECK_EQ(read_one(fd, id, 35 * MS), count);
 	/* The grid's next point after the read. */
 	CHECK_EQ(twt_query(fd, id).deadline_ns, 40 * MS);
 	CHECK_EQ(twt_queued(fd), 0);
 	twt_advance(fd, 5 * MS);
 	CHECK_EQ(read_one(fd, id, 40 * MS), 1);
 	close(fd);
+}
+
+/* The default, as timerfd: one record counting every passed deadline. */
+static void count_default(void)
+{
+	grid_policy(TWHEEL_MISSED_COUNT, 3);
 }
 
 /* One record per deadline, the missed ones at once, until caught up. */
@@ -112,17 +121,7 @@ static void delay(void)
 /* The missed deadlines dropped: count 1, next on the grid. */
 static void skip(void)
 {
-	uint64_t id;
-	int fd = open_periodic(TWHEEL_MISSED_SKIP, &id);
-
-	twt_advance(fd, 35 * MS);
-	CHECK_EQ(twt_query(fd, id).count, 1);
-	CHECK_EQ(read_one(fd, id, 35 * MS), 1);
-	CHECK_EQ(twt_query(fd, id).deadline_ns, 40 * MS);
-	CHECK_EQ(twt_queued(fd), 0);
-	twt_advance(fd, 5 * MS);
-	CHECK_EQ(read_one(fd, id, 40 * MS), 1);
-	close(fd);
+	grid_policy(TWHEEL_MISSED_SKIP, 1);
 }
 
 /* A policy without a period, or a value outside the mask: EINVAL. */
