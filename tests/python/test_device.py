@@ -196,6 +196,36 @@ class ManualClock(DeviceTest):
             self.assertEqual(w.cancel(t), State.PENDING)
             self.assertErrno(errno.ENOENT, w.cancel, t)
 
+    def test_missed_policies(self):
+        # Read at 35 ms, a 10 ms timer due at 10 ms: COUNT one record of 3,
+        # BURST three of 1 at once, DELAY one of 1 then next at 45 ms,
+        # SKIP one of 1 then next at 40 ms.
+        want = {twheel.MISSED_COUNT: ([3], 40),
+                twheel.MISSED_BURST: ([1, 1, 1], 40),
+                twheel.MISSED_DELAY: ([1], 45),
+                twheel.MISSED_SKIP: ([1], 40)}
+        for missed, (counts, nxt) in want.items():
+            with self.subTest(missed=missed), manual() as w:
+                t = w.add(10 * MSEC, period_ns=10 * MSEC, missed=missed)
+                w.advance(35 * MSEC)
+                self.assertEqual([e.count for e in w.read()], counts)
+                self.assertEqual(w.query(t).deadline_ns, nxt * MSEC)
+        with manual() as w:
+            # A policy needs a period; MODIFY sets it, in a batch too.
+            self.assertErrno(errno.EINVAL, w.add, MSEC,
+                             missed=twheel.MISSED_BURST)
+            t = w.add(10 * MSEC, period_ns=10 * MSEC)
+            self.assertEqual(w.modify(t, 10 * MSEC, period_ns=10 * MSEC,
+                                      absolute=True,
+                                      missed=twheel.MISSED_SKIP),
+                             State.PENDING)
+            w.advance(35 * MSEC)
+            self.assertEqual([e.count for e in w.read()], [1])
+            b = twheel.Batch()
+            b.add(MSEC, missed=twheel.MISSED_DELAY)
+            [r] = w.submit(b)
+            self.assertEqual(r.error, errno.EINVAL)
+
     def test_modify_retracts_and_sets_cookie(self):
         with manual() as w:
             t = w.add(MSEC, cookie=1)

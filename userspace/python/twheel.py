@@ -373,8 +373,8 @@ def now(clock: int = Clock.MONOTONIC) -> int:
     return time.clock_gettime_ns(clock)
 
 
-def _flags(absolute: bool) -> int:
-    return ABSTIME if absolute else 0
+def _flags(absolute: bool, missed: int = MISSED_COUNT) -> int:
+    return (ABSTIME if absolute else 0) | missed
 
 
 # ---- batches ----
@@ -400,16 +400,19 @@ class Batch:
         return len(self._ops) - 1
 
     def add(self, expires_ns: int, *, cookie: int = 0, period_ns: int = 0,
-            clock: int = Clock.MONOTONIC, absolute: bool = False) -> int:
+            clock: int = Clock.MONOTONIC, absolute: bool = False,
+            missed: int = MISSED_COUNT) -> int:
         """Queue an ADD (as Wheel.add)."""
-        return self._append(op=OpCode.ADD, flags=_flags(absolute),
+        return self._append(op=OpCode.ADD, flags=_flags(absolute, missed),
                             cookie=cookie, expires_ns=expires_ns,
                             period_ns=period_ns, clock=int(clock))
 
     def modify(self, timer: int, expires_ns: int, *, period_ns: int = 0,
-               cookie: Optional[int] = None, absolute: bool = False) -> int:
+               cookie: Optional[int] = None, absolute: bool = False,
+               missed: int = MISSED_COUNT) -> int:
         """Queue a MODIFY (as Wheel.modify)."""
-        flags = _flags(absolute) | (SET_COOKIE if cookie is not None else 0)
+        flags = (_flags(absolute, missed) |
+                 (SET_COOKIE if cookie is not None else 0))
         return self._append(op=OpCode.MODIFY, flags=flags, id=timer,
                             cookie=cookie or 0, expires_ns=expires_ns,
                             period_ns=period_ns)
@@ -553,28 +556,34 @@ class Wheel:
     # -- one timer at a time --
 
     def add(self, expires_ns: int, *, cookie: int = 0, period_ns: int = 0,
-            clock: int = Clock.MONOTONIC, absolute: bool = False) -> TimerId:
+            clock: int = Clock.MONOTONIC, absolute: bool = False,
+            missed: int = MISSED_COUNT) -> TimerId:
         """TWHEEL_IOC_ADD: schedule a timer; returns its id.
 
         @expires_ns is a delay from now (>= 0), or with @absolute a time
-        on @clock. @period_ns: 0 one-shot, else periodic. @cookie comes
-        back in its records. EINVAL for a bad clock or a negative delay;
-        ENOSPC, ENOMEM at the limits.
+        on @clock. @period_ns: 0 one-shot, else periodic, with @missed
+        (MISSED_COUNT, _BURST, _DELAY or _SKIP) saying what it does with
+        deadlines missed while its record waits. @cookie comes back in its
+        records. EINVAL for a bad clock, a negative delay or a policy
+        without a period; ENOSPC, ENOMEM at the limits.
         """
         buf = ADD.pack(cookie=cookie, expires_ns=expires_ns,
-                       period_ns=period_ns, flags=_flags(absolute),
+                       period_ns=period_ns, flags=_flags(absolute, missed),
                        clock=int(clock))
         self._ioctl(IOC_ADD, buf)
         return TimerId(ADD.unpack(buf)["id"])
 
     def modify(self, timer: int, expires_ns: int, *, period_ns: int = 0,
-               cookie: Optional[int] = None, absolute: bool = False) -> State:
+               cookie: Optional[int] = None, absolute: bool = False,
+               missed: int = MISSED_COUNT) -> State:
         """TWHEEL_IOC_MODIFY: re-arm @timer in place (same id, same clock)
-        with a new deadline and period (0: one-shot), replacing its cookie
-        when @cookie is given. Returns the state it was in: PENDING, or
-        QUEUED (its unread record is retracted). ENOENT for an unknown id.
+        with a new deadline and period (0: one-shot) and missed-deadline
+        policy (as for add), replacing its cookie when @cookie is given.
+        Returns the state it was in: PENDING, or QUEUED (its unread record
+        is retracted). ENOENT for an unknown id.
         """
-        flags = _flags(absolute) | (SET_COOKIE if cookie is not None else 0)
+        flags = (_flags(absolute, missed) |
+                 (SET_COOKIE if cookie is not None else 0))
         buf = MODIFY.pack(id=timer, cookie=cookie or 0, expires_ns=expires_ns,
                           period_ns=period_ns, flags=flags)
         self._ioctl(IOC_MODIFY, buf)
