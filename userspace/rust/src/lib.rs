@@ -49,7 +49,7 @@ mod wheel;
 pub use batch::{Batch, OpOutcome};
 pub use clock::{Clock, TimerState};
 pub use event::{Event, EventBuf, Events};
-pub use timer::{Expiry, Rearm, Timer, TimerId};
+pub use timer::{Expiry, Missed, Rearm, Timer, TimerId};
 pub use wheel::{Config, Info, OpenOptions, Status, Twheel};
 
 use std::time::Duration;

@@ -62,6 +62,37 @@ impl Expiry {
     }
 }
 
+/// What a periodic timer does with the deadlines it missed while its
+/// record waited to be read (`TWHEEL_MISSED_*`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Missed {
+    /// One record counting every passed deadline; the next deadline is the
+    /// grid's first after the read (timerfd's; the default).
+    #[default]
+    Count,
+    /// One record per deadline, count 1, the missed ones queued one after
+    /// another at once (tokio's `Burst`).
+    Burst,
+    /// Count 1; the next deadline one period after the read (tokio's
+    /// `Delay`).
+    Delay,
+    /// Count 1, the missed deadlines dropped; the next on the grid
+    /// (tokio's `Skip`).
+    Skip,
+}
+
+impl Missed {
+    /// Its `TWHEEL_MISSED_*` flag.
+    pub const fn as_flags(self) -> u32 {
+        match self {
+            Missed::Count => sys::TWHEEL_MISSED_COUNT,
+            Missed::Burst => sys::TWHEEL_MISSED_BURST,
+            Missed::Delay => sys::TWHEEL_MISSED_DELAY,
+            Missed::Skip => sys::TWHEEL_MISSED_SKIP,
+        }
+    }
+}
+
 /// A timer to add ([`Twheel::add`](crate::Twheel::add),
 /// [`Batch::add`](crate::Batch::add)): its first expiry, its clock
 /// (default [`Clock::Monotonic`]), its period (default none: one-shot)
@@ -81,6 +112,7 @@ pub struct Timer {
     expiry: Expiry,
     clock: Clock,
     period: Duration,
+    missed: Missed,
     cookie: u64,
 }
 
@@ -91,6 +123,7 @@ impl Timer {
             expiry,
             clock: Clock::Monotonic,
             period: Duration::ZERO,
+            missed: Missed::Count,
             cookie: 0,
         }
     }
@@ -125,6 +158,13 @@ impl Timer {
         self
     }
 
+    /// Sets what a periodic timer does with missed deadlines (a policy
+    /// other than [`Missed::Count`] on a one-shot timer is `EINVAL`).
+    pub const fn missed(mut self, missed: Missed) -> Timer {
+        self.missed = missed;
+        self
+    }
+
     /// The `struct twheel_add` that adds it.
     pub fn to_sys(&self) -> sys::twheel_add {
         let (expires_ns, flags) = self.expiry.to_raw();
@@ -132,7 +172,7 @@ impl Timer {
             cookie: self.cookie,
             expires_ns,
             period_ns: duration_to_u64_ns(self.period),
-            flags,
+            flags: flags | self.missed.as_flags(),
             clock: self.clock.as_raw(),
             id: 0,
         }
@@ -148,6 +188,7 @@ impl Timer {
 pub struct Rearm {
     expiry: Expiry,
     period: Duration,
+    missed: Missed,
     cookie: Option<u64>,
 }
 
@@ -157,6 +198,7 @@ impl Rearm {
         Rearm {
             expiry,
             period: Duration::ZERO,
+            missed: Missed::Count,
             cookie: None,
         }
     }
@@ -183,9 +225,16 @@ impl Rearm {
         self
     }
 
+    /// The timer's policy for missed deadlines from now on.
+    pub const fn missed(mut self, missed: Missed) -> Rearm {
+        self.missed = missed;
+        self
+    }
+
     /// The `struct twheel_modify` that re-arms timer `id`.
     pub fn to_sys(&self, id: TimerId) -> sys::twheel_modify {
         let (expires_ns, mut flags) = self.expiry.to_raw();
+        flags |= self.missed.as_flags();
         if self.cookie.is_some() {
             flags |= sys::TWHEEL_SET_COOKIE;
         }

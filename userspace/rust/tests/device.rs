@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use twheel::sys;
 use twheel::{
-    Batch, Clock, Config, EventBuf, OpOutcome, Rearm, Timer, TimerId, TimerState, Twheel,
+    Batch, Clock, Config, EventBuf, Missed, OpOutcome, Rearm, Timer, TimerId, TimerState, Twheel,
 };
 
 // errno values (x86-64, the VM's architecture; the same on most).
@@ -308,6 +308,41 @@ fn manual_records_in_deadline_then_add_order() {
     // One-shot timers end when read.
     assert_eq!(w.info().unwrap().timers, 0);
     assert_errno!(w.cancel(ids[4]), ENOENT);
+}
+
+/// Each missed-deadline policy, read at 35 ms: a 10 ms timer due at 10 ms.
+fn manual_missed_policies() {
+    let cases = [
+        (Missed::Count, vec![3u64], 40),
+        (Missed::Burst, vec![1, 1, 1], 40),
+        (Missed::Delay, vec![1], 45),
+        (Missed::Skip, vec![1], 40),
+    ];
+    for (missed, counts, next) in cases {
+        let w = manual();
+        let id = w
+            .add(
+                &Timer::after(Duration::from_millis(10))
+                    .every(Duration::from_millis(10))
+                    .missed(missed),
+            )
+            .unwrap();
+        w.advance(Duration::from_millis(35)).unwrap();
+        let got: Vec<u64> = drain(&w).iter().map(|e| e.count()).collect();
+        assert_eq!(got, counts, "{:?}", missed);
+        assert_eq!(
+            w.query(id).unwrap().deadline_ns,
+            next * MS_NS,
+            "{:?}",
+            missed
+        );
+    }
+    // A policy needs a period.
+    let w = manual();
+    assert_errno!(
+        w.add(&Timer::after(Duration::from_millis(1)).missed(Missed::Burst)),
+        EINVAL
+    );
 }
 
 fn manual_periodic_exact_counts() {
@@ -757,6 +792,7 @@ const CASES: &[Case] = &[
         manual_records_in_deadline_then_add_order,
     ),
     ("manual_periodic_exact_counts", manual_periodic_exact_counts),
+    ("manual_missed_policies", manual_missed_policies),
     (
         "modify_retracts_a_queued_record",
         modify_retracts_a_queued_record,
