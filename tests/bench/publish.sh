@@ -48,7 +48,12 @@ meta() {	# meta FILE KEY: the first "M KEY" value of a results file
 	sed -n "s/^M $2 //p" "$1" | head -n1
 }
 commit=$(git rev-parse --short=12 HEAD)
-dirty=$(git status --porcelain -- kmod uapi tests/bench userspace/lib | wc -l)
+# What was measured: the module, its ABI, the library and the bench's
+# program and runner (the report's and this page's text are not).
+dirty=$(git status --porcelain -- kmod uapi userspace/lib tests/bench/user \
+	tests/bench/run.sh tests/bench/prof | wc -l)
+# When the run was (the results' time: with BENCH_PUBLISH_NORUN, not now).
+run_date=$(date -u -d "@$(stat -c %Y "$out/results-wall.txt")" '+%Y-%m-%d %H:%M UTC')
 host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
 
 mkdir -p docs/bench
@@ -78,8 +83,8 @@ trap 'rm -f "$tmp"' EXIT
 	echo "in Debian's stock kernel under QEMU. This page and its plots were"
 	echo "written by \`tests/bench/publish.sh\` from one run:"
 	echo
-	echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-	echo "- git commit: $commit$([ "$dirty" = 0 ] || echo " (with uncommitted changes in kmod/, uapi/, tests/bench/ or userspace/lib/)")"
+	echo "- date: $run_date"
+	echo "- git commit: $commit$([ "$dirty" = 0 ] || echo " (with uncommitted changes in what was measured: kmod/, uapi/, userspace/lib/, tests/bench/user/, run.sh or prof/)")"
 	echo "- guest kernel: $(meta "$out/results-wall.txt" kernel) (QEMU TCG, stock Debian)"
 	echo "- host CPU: $host_cpu, $(nproc) CPUs (\`nproc\`)"
 	echo "- wall boot: $(meta "$out/results-wall.txt" boot_seconds) s; icount boot: $(meta "$out/results-icount.txt" boot_seconds) s"
