@@ -53,12 +53,15 @@ static_assert(TWHEEL_SUBMIT_CHUNK <= TWHEEL_MEM_OPS);
  * @done_seq: the timers.clocks.fire_seq value the last complete update
  *            started from; while they differ the wheels may hold due
  *            timers ("fired")
+ * @max_timers: the most live timers it was created with; a configuration
+ *              may set timers.max_timers lower
  */
 struct twheel_ctx {
 	struct mutex lock;	/* see the kernel-doc above */
 	struct twheel_timers timers;
 	struct twheel_op *spare_ops;
 	int done_seq;
+	u64 max_timers;
 };
 
 static struct kmem_cache *twheel_ctx_cache;
@@ -246,6 +249,7 @@ struct twheel_ctx *twheel_ctx_create(struct twheel_user *user, u64 max_timers,
 	if (!ctx)
 		return ERR_PTR(-ENOMEM);
 	mutex_init(&ctx->lock);
+	ctx->max_timers = max_timers;
 	twheel_timers_init(&ctx->timers, user, max_timers, tick_ns,
 			   twheel_trace_id_next());
 	twheel_stat_add(opened, 1);
@@ -363,25 +367,31 @@ u32 twheel_ctx_list(struct twheel_ctx *ctx, u64 *cursor,
 EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_list);
 
 /**
- * twheel_ctx_config() - set the tick and the clock before the first timer
+ * twheel_ctx_config() - set the tick, the clock and the maximum of timers
+ *                       before the first timer
  * @ctx: the context; the caller does not hold the lock
  * @tick_ns: the tick, TWHEEL_MIN_TICK_NS to TWHEEL_MAX_TICK_NS
  * @manual: run every clock on the manual clock, starting at 0
+ * @max_timers: the most live timers, at most the maximum the context was
+ *              created with; 0 for that maximum
  *
- * Return: 0; -EINVAL for a tick out of range; -EBUSY once a timer was
- * created.
+ * Return: 0; -EINVAL for a tick or a maximum out of range; -EBUSY once a
+ * timer was created.
  */
-int twheel_ctx_config(struct twheel_ctx *ctx, u64 tick_ns, bool manual)
+int twheel_ctx_config(struct twheel_ctx *ctx, u64 tick_ns, bool manual,
+		      u64 max_timers)
 {
 	int ret = 0;
 
-	if (tick_ns < TWHEEL_MIN_TICK_NS || tick_ns > TWHEEL_MAX_TICK_NS)
+	if (tick_ns < TWHEEL_MIN_TICK_NS || tick_ns > TWHEEL_MAX_TICK_NS ||
+	    max_timers > ctx->max_timers)
 		return -EINVAL;
 	mutex_lock(&ctx->lock);
 	if (ctx->timers.used) {
 		ret = -EBUSY;
 		goto out;
 	}
+	ctx->timers.max_timers = max_timers ?: ctx->max_timers;
 	/* Wheels made by failed adds hold nothing: start them afresh. */
 	twheel_clocks_reset(&ctx->timers.clocks, tick_ns, manual);
 out:

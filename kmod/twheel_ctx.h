@@ -59,7 +59,8 @@ void twheel_ctx_destroy(struct twheel_ctx *ctx);
 void twheel_ctx_lock_update(struct twheel_ctx *ctx, enum twheel_update how);
 void twheel_ctx_unlock(struct twheel_ctx *ctx);
 
-int twheel_ctx_config(struct twheel_ctx *ctx, u64 tick_ns, bool manual);
+int twheel_ctx_config(struct twheel_ctx *ctx, u64 tick_ns, bool manual,
+		      u64 max_timers);
 int twheel_ctx_advance(struct twheel_ctx *ctx, u64 delta_ns,
 		       int (*out)(void *arg, s64 now_ns), void *arg);
 u32 twheel_ctx_submit(struct twheel_ctx *ctx, struct twheel_op *ops, u32 nr,

@@ -152,10 +152,13 @@ static long twheel_ioctl_config(struct twheel_ctx *ctx, void __user *uarg,
 			     TWHEEL_CONFIG_SIZE_VER2, false);
 	if (ret)
 		return ret;
-	if (req.flags & ~TWHEEL_CONFIG_MANUAL || req.__reserved)
+	if (req.flags & ~(TWHEEL_CONFIG_MANUAL | TWHEEL_CONFIG_MAX_TIMERS) ||
+	    req.__reserved ||
+	    (!(req.flags & TWHEEL_CONFIG_MAX_TIMERS) && req.max_timers))
 		return -EINVAL;
 	return twheel_ctx_config(ctx, req.tick_ns,
-				 req.flags & TWHEEL_CONFIG_MANUAL);
+				 req.flags & TWHEEL_CONFIG_MANUAL,
+				 req.max_timers);
 }
 
 /*
@@ -212,7 +215,7 @@ static long twheel_ioctl_info(struct twheel_ctx *ctx, void __user *uarg,
 	info.features = TWHEEL_FEATURE_PERIODIC | TWHEEL_FEATURE_TIMENS |
 			TWHEEL_FEATURE_MANUAL_CLOCK |
 			TWHEEL_FEATURE_RELATIVE_WALL |
-			TWHEEL_FEATURE_MISSED |
+			TWHEEL_FEATURE_MISSED | TWHEEL_FEATURE_FD_MAX_TIMERS |
 			(IS_ENABLED(CONFIG_IO_URING) ? TWHEEL_FEATURE_URING : 0);
 	info.ioctls = BIT_ULL(_IOC_NR(TWHEEL_IOC_INFO)) |
 		      BIT_ULL(_IOC_NR(TWHEEL_IOC_ADD)) |
@@ -266,7 +269,7 @@ static long twheel_dispatch(struct twheel_ctx *ctx, unsigned int cmd,
 
 	BUILD_BUG_ON(sizeof(struct twheel_info) != 96);
 	BUILD_BUG_ON(sizeof(struct twheel_list) != TWHEEL_LIST_SIZE_VER2);
-	BUILD_BUG_ON(sizeof(struct twheel_config) != TWHEEL_CONFIG_SIZE_VER2);
+	BUILD_BUG_ON(sizeof(struct twheel_config) != 24);
 	BUILD_BUG_ON(sizeof(struct twheel_advance) != TWHEEL_ADVANCE_SIZE_VER2);
 	BUILD_BUG_ON(sizeof(struct twheel_event) != 40);
 	BUILD_BUG_ON(sizeof(struct twheel_status) != 56);

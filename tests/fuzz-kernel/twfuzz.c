@@ -2324,7 +2324,8 @@ static void s_config(struct th *th, struct sfd *f)
 		invalid = true;
 		break;
 	case 1:
-		c.flags |= unknown_bits(th, TWHEEL_CONFIG_MANUAL);
+		c.flags |= unknown_bits(th, TWHEEL_CONFIG_MANUAL |
+					 TWHEEL_CONFIG_MAX_TIMERS);
 		invalid = true;
 		break;
 	case 2:

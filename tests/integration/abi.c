@@ -122,11 +122,12 @@ FIELD(twheel_submit, flags, 16);
 FIELD(twheel_submit, __reserved, 20);
 NOPAD(twheel_submit, 24, 8 + 4 + 4 + 4 + 4);
 
-/* struct twheel_config: 16 bytes. */
+/* struct twheel_config: 24 bytes (16 in version 2). */
 FIELD(twheel_config, tick_ns, 0);
 FIELD(twheel_config, flags, 8);
 FIELD(twheel_config, __reserved, 12);
-NOPAD(twheel_config, 16, 8 + 4 + 4);
+FIELD(twheel_config, max_timers, 16);
+NOPAD(twheel_config, 24, 8 + 4 + 4 + 8);
 
 /* struct twheel_advance: 24 bytes. */
 FIELD(twheel_advance, delta_ns, 0);
@@ -174,7 +175,7 @@ _Static_assert(TWHEEL_IOC_MODIFY == 0xC028BA03U, "TWHEEL_IOC_MODIFY");
 _Static_assert(TWHEEL_IOC_QUERY == 0xC048BA04U, "TWHEEL_IOC_QUERY");
 _Static_assert(TWHEEL_IOC_LIST == 0xC020BA05U, "TWHEEL_IOC_LIST");
 _Static_assert(TWHEEL_IOC_SUBMIT == 0x4018BA06U, "TWHEEL_IOC_SUBMIT");
-_Static_assert(TWHEEL_IOC_CONFIG == 0x4010BA07U, "TWHEEL_IOC_CONFIG");
+_Static_assert(TWHEEL_IOC_CONFIG == 0x4018BA07U, "TWHEEL_IOC_CONFIG");
 _Static_assert(TWHEEL_IOC_ADVANCE == 0xC018BA08U, "TWHEEL_IOC_ADVANCE");
 
 /* And the constants. */
@@ -192,8 +193,8 @@ _Static_assert(TWHEEL_CONFIG_MANUAL == 1, "config flags");
 _Static_assert(TWHEEL_FEATURE_PERIODIC == 1 && TWHEEL_FEATURE_TIMENS == 2 &&
 	       TWHEEL_FEATURE_MANUAL_CLOCK == 4 &&
 	       TWHEEL_FEATURE_RELATIVE_WALL == 8 &&
-	       TWHEEL_FEATURE_URING == 16 && TWHEEL_FEATURE_MISSED == 32,
-	       "features");
+	       TWHEEL_FEATURE_URING == 16 && TWHEEL_FEATURE_MISSED == 32 &&
+	       TWHEEL_FEATURE_FD_MAX_TIMERS == 64, "features");
 _Static_assert(TWHEEL_MISSED_MASK == 0xC && TWHEEL_MISSED_COUNT == 0 &&
 	       TWHEEL_MISSED_BURST == 4 && TWHEEL_MISSED_DELAY == 8 &&
 	       TWHEEL_MISSED_SKIP == 0xC, "missed-deadline policies");
@@ -213,11 +214,13 @@ _Static_assert(CLOCK_REALTIME == 0 && CLOCK_MONOTONIC == 1 &&
 #define ALL_FEATURES	(TWHEEL_FEATURE_PERIODIC | TWHEEL_FEATURE_TIMENS | \
 			 TWHEEL_FEATURE_MANUAL_CLOCK |			\
 			 TWHEEL_FEATURE_RELATIVE_WALL | TWHEEL_FEATURE_URING | \
-			 TWHEEL_FEATURE_MISSED)
+			 TWHEEL_FEATURE_MISSED | TWHEEL_FEATURE_FD_MAX_TIMERS)
 
 /* The version 1 size of struct twheel_add and of struct twheel_info. */
 #define ADD_V1_SIZE	32
 #define INFO_V1_SIZE	40
+/* struct twheel_config before max_timers: its first published size. */
+#define CONFIG_V2_SIZE	16
 
 /* A command number with another size: same type, number, direction. */
 #define CMD_SIZE(cmd, size)						\
@@ -346,7 +349,7 @@ static void info_fresh(void)
 	for (k = 0; k < TWT_NCLOCKS; k++)
 		CHECK(i.clocks & (1ULL << twt_clock(k)));
 	/* Every feature the header defines, and no other bit. */
-	CHECK_EQ(i.features, 0x3F);
+	CHECK_EQ(i.features, 0x7F);
 	check_info_module(&i, sizeof(i));
 	close(fd);
 }
@@ -925,8 +928,9 @@ static const struct idesc descs[] = {
 	{ "SUBMIT", TWHEEL_IOC_SUBMIT, sizeof(struct twheel_submit), 0,
 	  OFF(twheel_submit, flags), 0, OFF(twheel_submit, __reserved),
 	  NULL, submit_fill, submit_done, submit_undone },
-	{ "CONFIG", TWHEEL_IOC_CONFIG, sizeof(struct twheel_config), 0,
-	  OFF(twheel_config, flags), TWHEEL_CONFIG_MANUAL,
+	{ "CONFIG", TWHEEL_IOC_CONFIG, CONFIG_V2_SIZE, 0,
+	  OFF(twheel_config, flags),
+	  TWHEEL_CONFIG_MANUAL | TWHEEL_CONFIG_MAX_TIMERS,
 	  OFF(twheel_config, __reserved),
 	  NULL, config_fill, config_done, config_undone },
 	{ "ADVANCE", TWHEEL_IOC_ADVANCE, sizeof(struct twheel_advance), 1,

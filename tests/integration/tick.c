@@ -81,8 +81,8 @@ static void config_range(void)
 
 static void config_bad_flags(void)
 {
-	static const uint32_t bad[] = { 2, 4, 0x80000000U, ~0U,
-					TWHEEL_CONFIG_MANUAL | 2 };
+	static const uint32_t bad[] = { 4, 8, 0x80000000U, ~0U,
+					TWHEEL_CONFIG_MANUAL | 4 };
 	int fd = twt_open(O_NONBLOCK);
 	unsigned int k;
 

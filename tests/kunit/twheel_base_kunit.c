@@ -224,7 +224,7 @@ static void twheel_base_levels_follow_use(struct kunit *test)
 	u64 a, b;
 	int i;
 
-	KUNIT_ASSERT_EQ(test, twheel_ctx_config(ctx, MS, true), 0);
+	KUNIT_ASSERT_EQ(test, twheel_ctx_config(ctx, MS, true, 0), 0);
 	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	/* Level 0: under 64 ticks; level 2: 4096 to 262143 ticks. */

@@ -56,20 +56,27 @@ static void twheel_ctx_config_rules(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, twheel_ctx_advance(ctx, MS, ctx_now_out, &now),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, twheel_ctx_config(ctx, 999, false), -EINVAL);
-	KUNIT_EXPECT_EQ(test, twheel_ctx_config(ctx, 1000000001, false),
+	KUNIT_EXPECT_EQ(test, twheel_ctx_config(ctx, 999, false, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_config(ctx, 1000000001, false, 0),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, twheel_ctx_config(ctx, 1000, true), 0);
-	KUNIT_EXPECT_EQ(test, twheel_ctx_config(ctx, 100 * MS, false), 0);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_config(ctx, 1000, true, 0), 0);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_config(ctx, 100 * MS, false, 0), 0);
 	KUNIT_EXPECT_EQ(test, twheel_ctx_timers(ctx)->clocks.tick_ns, 100ULL * MS);
+	/* A maximum of timers: at most the one it was made with; 0 is that. */
+	KUNIT_EXPECT_EQ(test, twheel_ctx_config(ctx, MS, false, 17), -EINVAL);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_config(ctx, MS, false, 2), 0);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_timers(ctx)->max_timers, 2ULL);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_config(ctx, MS, false, 0), 0);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_timers(ctx)->max_timers, 16ULL);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_config(ctx, 100 * MS, false, 0), 0);
 	/* A failed add fixes nothing. */
 	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 1, -1, 0, CLOCK_MONOTONIC, NULL),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, twheel_ctx_config(ctx, MS, true), 0);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_config(ctx, MS, true, 0), 0);
 	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, MS, 0, CLOCK_MONOTONIC, &id), 0);
-	KUNIT_EXPECT_EQ(test, twheel_ctx_config(ctx, MS, true), -EBUSY);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_config(ctx, MS, true, 0), -EBUSY);
 	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, id, NULL), 0);
-	KUNIT_EXPECT_EQ(test, twheel_ctx_config(ctx, MS, true), -EBUSY);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_config(ctx, MS, true, 0), -EBUSY);
 	/* A time that cannot be handed over does not move the clock. */
 	KUNIT_EXPECT_EQ(test, twheel_ctx_advance(ctx, 5, ctx_now_fail, NULL),
 			-EFAULT);

@@ -126,7 +126,7 @@ static inline struct twheel_ctx *ctx_manual(struct kunit *test)
 {
 	struct twheel_ctx *ctx = ctx_new(test, 4096);
 
-	KUNIT_ASSERT_EQ(test, twheel_ctx_config(ctx, MS, true), 0);
+	KUNIT_ASSERT_EQ(test, twheel_ctx_config(ctx, MS, true, 0), 0);
 	return ctx;
 }
 

@@ -38,10 +38,11 @@
  * Reading the fd's /proc/PID/fdinfo queues nothing: it shows the fd as
  * its last use left it.
  *
- * Limits: one fd holds at most max_timers timers (module parameter;
- * ENOSPC). Per user (the opener's effective uid, charged until the fd is
- * closed), over all their processes: at most fs.twheel.max_user_fds open
- * fds (sysctl; open(2) fails with EMFILE) and fs.twheel.max_user_timers
+ * Limits: one fd holds at most max_timers timers (module parameter, or
+ * lower as struct twheel_config sets it; ENOSPC). Per user (the opener's
+ * effective uid, charged until the fd is closed), over all their
+ * processes: at most fs.twheel.max_user_fds open fds (sysctl; open(2)
+ * fails with EMFILE) and fs.twheel.max_user_timers
  * timer slots (sysctl; ENOSPC). A timer takes a slot of its fd; when it
  * ends, the slot stays with the fd for its next timer, so an fd holds as
  * many slots as the most timers it has held at once, until it is closed.
@@ -180,8 +181,9 @@
  * interrupts, whatever its period.
  *
  * Errors: EINVAL as above; ENOSPC when the fd already holds its maximum of
- * timers (module parameter max_timers, as it was when the fd was opened;
- * queued records count until read), or when the timer needs a new slot
+ * timers (module parameter max_timers, as it was when the fd was opened,
+ * or the lower one struct twheel_config set; queued records count until
+ * read), or when the timer needs a new slot
  * (see "Limits" above) and the fd's user holds fs.twheel.max_user_timers
  * slots already; ENOMEM, also when the caller's memory cgroup is at its
  * limit (the OOM killer is not called). On any error no timer is created.
@@ -427,15 +429,27 @@ struct twheel_uring_cmd {
 	__u64 __reserved;
 };
 
-/* struct twheel_config.flags: the fd's clock is manual. */
-#define TWHEEL_CONFIG_MANUAL	0x00000001U
+/*
+ * struct twheel_config.flags: the fd's clock is manual; max_timers is
+ * given.
+ */
+#define TWHEEL_CONFIG_MANUAL		0x00000001U
+#define TWHEEL_CONFIG_MAX_TIMERS	0x00000002U
 
 /**
  * struct twheel_config - argument of TWHEEL_IOC_CONFIG: set up the fd
  * @tick_ns: in: the fd's tick, TWHEEL_MIN_TICK_NS (1 us) to
  *	TWHEEL_MAX_TICK_NS (1 s); else EINVAL
- * @flags: in: TWHEEL_CONFIG_MANUAL or 0; other bits are EINVAL
+ * @flags: in: TWHEEL_CONFIG_MANUAL, TWHEEL_CONFIG_MAX_TIMERS; other bits
+ *	are EINVAL
  * @__reserved: in: must be 0
+ * @max_timers: in: with TWHEEL_CONFIG_MAX_TIMERS, the most timers the fd
+ *	may hold, as Netty's maxPendingTimeouts: 1 up to the maximum it was
+ *	opened with (the module parameter max_timers then; larger is
+ *	EINVAL), or 0 for that maximum; beyond it an add fails with ENOSPC,
+ *	and struct twheel_info.max_timers reports it. Without the flag it
+ *	must be 0 (EINVAL), and the fd keeps the maximum it was opened with
+ *	(the 16-byte struct of version 2 has no such field: the same).
  *
  * Allowed only before the fd's first timer is added (EBUSY after, even
  * once that timer is gone); it may be repeated before, the last one
@@ -451,6 +465,7 @@ struct twheel_config {
 	__u64 tick_ns;
 	__u32 flags;
 	__u32 __reserved;
+	__u64 max_timers;
 };
 
 /**
@@ -517,6 +532,7 @@ struct twheel_event {
 #define TWHEEL_FEATURE_RELATIVE_WALL	0x8ULL		/* relative REALTIME/TAI */
 #define TWHEEL_FEATURE_URING		0x10ULL		/* struct twheel_uring_cmd */
 #define TWHEEL_FEATURE_MISSED		0x20ULL		/* TWHEEL_MISSED_* */
+#define TWHEEL_FEATURE_FD_MAX_TIMERS	0x40ULL		/* config max_timers */
 
 /**
  * struct twheel_info - argument of TWHEEL_IOC_INFO: the handshake
@@ -531,7 +547,8 @@ struct twheel_event {
  * @clocks: out: bit (1 << clockid) set for each clock it takes
  * @min_tick_ns: out: TWHEEL_MIN_TICK_NS
  * @max_tick_ns: out: TWHEEL_MAX_TICK_NS
- * @config_flags: out: the fd's TWHEEL_CONFIG_* flags
+ * @config_flags: out: the fd's TWHEEL_CONFIG_MANUAL flag (its maximum of
+ *	timers is @max_timers)
  * @op_size: out: sizeof(struct twheel_op)
  * @status_size: out: sizeof(struct twheel_status)
  * @max_batch: out: TWHEEL_MAX_BATCH

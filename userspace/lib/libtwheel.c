@@ -71,8 +71,17 @@ int twheel_info(int fd, struct twheel_info *info)
 
 int twheel_config(int fd, const struct twheel_config *cfg)
 {
-	struct twheel_config c = *cfg;	/* the ioctl's argument is not const */
+	struct twheel_config c = { 0 };
 
+	/*
+	 * A program built with the 16-byte struct of ABI version 2 passes no
+	 * max_timers, and never TWHEEL_CONFIG_MAX_TIMERS: read it only then.
+	 */
+	c.tick_ns = cfg->tick_ns;
+	c.flags = cfg->flags;
+	c.__reserved = cfg->__reserved;
+	if (cfg->flags & TWHEEL_CONFIG_MAX_TIMERS)
+		c.max_timers = cfg->max_timers;
 	return ioctl(fd, TWHEEL_IOC_CONFIG, &c) < 0 ? -1 : 0;
 }
 

@@ -50,9 +50,10 @@ from typing import Iterator, List, NamedTuple, Optional, Sequence
 
 __all__ = [
     "ABI_VERSION", "VERSION", "DEFAULT_TICK_NS", "MIN_TICK_NS", "MAX_TICK_NS",
-    "MAX_BATCH", "ABSTIME", "SET_COOKIE", "CONFIG_MANUAL",
+    "MAX_BATCH", "ABSTIME", "SET_COOKIE", "CONFIG_MANUAL", "CONFIG_MAX_TIMERS",
     "FEATURE_PERIODIC", "FEATURE_TIMENS", "FEATURE_MANUAL_CLOCK",
     "FEATURE_RELATIVE_WALL", "FEATURE_URING", "FEATURE_MISSED",
+    "FEATURE_FD_MAX_TIMERS",
     "MISSED_MASK", "MISSED_COUNT", "MISSED_BURST", "MISSED_DELAY",
     "MISSED_SKIP", "NSEC", "USEC", "MSEC", "SEC", "MIN",
     "Clock", "State", "OpCode", "TimerId", "Event", "Status", "Info",
@@ -73,6 +74,7 @@ MAX_BATCH = 1024
 ABSTIME = 0x1
 SET_COOKIE = 0x2
 CONFIG_MANUAL = 0x1
+CONFIG_MAX_TIMERS = 0x2
 
 FEATURE_PERIODIC = 0x1
 FEATURE_TIMENS = 0x2
@@ -80,6 +82,7 @@ FEATURE_MANUAL_CLOCK = 0x4
 FEATURE_RELATIVE_WALL = 0x8
 FEATURE_URING = 0x10     # io_uring commands (not used by this binding)
 FEATURE_MISSED = 0x20    # the MISSED_* policies of periodic timers
+FEATURE_FD_MAX_TIMERS = 0x40     # config(max_timers=)
 
 # What a periodic timer does with missed deadlines (a flag of add and
 # modify, with a period only): one record counting them all (COUNT, the
@@ -221,7 +224,8 @@ SUBMIT = _Layout("twheel_submit", [
     ("ops", "Q"), ("nr", "I"), ("op_size", "I"), ("flags", "I"),
     ("__reserved", "I")], 24)
 CONFIG = _Layout("twheel_config", [
-    ("tick_ns", "Q"), ("flags", "I"), ("__reserved", "I")], 16)
+    ("tick_ns", "Q"), ("flags", "I"), ("__reserved", "I"),
+    ("max_timers", "Q")], 24)
 ADVANCE = _Layout("twheel_advance", [
     ("delta_ns", "Q"), ("flags", "I"), ("__reserved", "I"),
     ("now_ns", "q")], 24)
@@ -536,13 +540,17 @@ class Wheel:
         return Info(**INFO.unpack(buf))
 
     def config(self, tick_ns: int = DEFAULT_TICK_NS, *,
-               manual: bool = False) -> None:
+               manual: bool = False, max_timers: int = 0) -> None:
         """TWHEEL_IOC_CONFIG, before the fd's first timer (EBUSY after):
-        the tick (MIN_TICK_NS to MAX_TICK_NS, else EINVAL) and, with
-        @manual, the manual clock: it starts at 0 and moves only by
-        advance(); every timer runs on it, whatever clock it names."""
+        the tick (MIN_TICK_NS to MAX_TICK_NS, else EINVAL); with @manual,
+        the manual clock: it starts at 0 and moves only by advance();
+        every timer runs on it, whatever clock it names; with @max_timers,
+        the most timers the fd may hold (at most what it was opened with,
+        else EINVAL; adds beyond fail with ENOSPC; 0: that maximum)."""
+        flags = ((CONFIG_MANUAL if manual else 0) |
+                 (CONFIG_MAX_TIMERS if max_timers else 0))
         self._ioctl(IOC_CONFIG, CONFIG.pack(
-            tick_ns=tick_ns, flags=CONFIG_MANUAL if manual else 0))
+            tick_ns=tick_ns, flags=flags, max_timers=max_timers))
 
     def advance(self, delta_ns: int) -> int:
         """TWHEEL_IOC_ADVANCE: move the manual clock forward by @delta_ns

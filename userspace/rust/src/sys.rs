@@ -56,6 +56,8 @@ pub const TWHEEL_OP_QUERY: u32 = 4;
 
 /// `TWHEEL_CONFIG_MANUAL`: the fd's clock is manual.
 pub const TWHEEL_CONFIG_MANUAL: u32 = 0x0000_0001;
+/// `TWHEEL_CONFIG_MAX_TIMERS`: `max_timers` is given.
+pub const TWHEEL_CONFIG_MAX_TIMERS: u32 = 0x0000_0002;
 
 /// `TWHEEL_FEATURE_PERIODIC`: periodic timers (`period_ns`).
 pub const TWHEEL_FEATURE_PERIODIC: u64 = 0x1;
@@ -70,6 +72,8 @@ pub const TWHEEL_FEATURE_RELATIVE_WALL: u64 = 0x8;
 pub const TWHEEL_FEATURE_URING: u64 = 0x10;
 /// `TWHEEL_FEATURE_MISSED`: the `TWHEEL_MISSED_*` policies of periodic timers.
 pub const TWHEEL_FEATURE_MISSED: u64 = 0x20;
+/// `TWHEEL_FEATURE_FD_MAX_TIMERS`: `struct twheel_config`'s `max_timers`.
+pub const TWHEEL_FEATURE_FD_MAX_TIMERS: u64 = 0x40;
 /// `TWHEEL_MISSED_MASK`: the bits of a periodic timer's missed-deadline policy.
 pub const TWHEEL_MISSED_MASK: u32 = 0xC;
 /// `TWHEEL_MISSED_COUNT`: one record counting every missed deadline (default).
@@ -260,6 +264,8 @@ pub struct twheel_config {
     pub flags: u32,
     /// in: must be 0
     pub __reserved: u32,
+    /// in: the most timers the fd may hold; 0: what it was opened with
+    pub max_timers: u64,
 }
 
 /// `struct twheel_advance`: argument of `TWHEEL_IOC_ADVANCE`.
@@ -398,7 +404,7 @@ assert_layout!(twheel_op, 72, {
 assert_layout!(twheel_submit, 24, {
     ops: u64 = 0, nr: u32 = 8, op_size: u32 = 12, flags: u32 = 16, __reserved: u32 = 20,
 });
-assert_layout!(twheel_config, 16, { tick_ns: u64 = 0, flags: u32 = 8, __reserved: u32 = 12 });
+assert_layout!(twheel_config, 24, { tick_ns: u64 = 0, flags: u32 = 8, __reserved: u32 = 12, max_timers: u64 = 16 });
 assert_layout!(twheel_uring_cmd, 16, { arg: u64 = 0, __reserved: u64 = 8 });
 assert_layout!(twheel_advance, 24, {
     delta_ns: u64 = 0, flags: u32 = 8, __reserved: u32 = 12, now_ns: i64 = 16,
@@ -564,7 +570,7 @@ mod tests {
         assert_eq!(TWHEEL_IOC_QUERY, 0xc048_ba04);
         assert_eq!(TWHEEL_IOC_LIST, 0xc020_ba05);
         assert_eq!(TWHEEL_IOC_SUBMIT, 0x4018_ba06);
-        assert_eq!(TWHEEL_IOC_CONFIG, 0x4010_ba07);
+        assert_eq!(TWHEEL_IOC_CONFIG, 0x4018_ba07);
         assert_eq!(TWHEEL_IOC_ADVANCE, 0xc018_ba08);
     }
 
@@ -578,7 +584,7 @@ mod tests {
             (TWHEEL_IOC_QUERY, 4, 72),
             (TWHEEL_IOC_LIST, 5, 32),
             (TWHEEL_IOC_SUBMIT, 6, 24),
-            (TWHEEL_IOC_CONFIG, 7, 16),
+            (TWHEEL_IOC_CONFIG, 7, 24),
             (TWHEEL_IOC_ADVANCE, 8, 24),
         ];
         for &(cmd, nr, size) in cmds.iter() {

@@ -111,12 +111,13 @@ impl Default for OpenOptions {
     }
 }
 
-/// The fd's configuration ([`Twheel::configure`]): its tick and whether
-/// its clock is manual.
+/// The fd's configuration ([`Twheel::configure`]): its tick, whether its
+/// clock is manual, and the most timers it may hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Config {
     tick: Duration,
     manual: bool,
+    max_timers: u64,
 }
 
 impl Config {
@@ -125,6 +126,7 @@ impl Config {
         Config {
             tick: Duration::from_nanos(sys::TWHEEL_DEFAULT_TICK_NS),
             manual: false,
+            max_timers: 0,
         }
     }
 
@@ -143,6 +145,14 @@ impl Config {
         self
     }
 
+    /// The most timers the fd may hold (Netty's `maxPendingTimeouts`), at
+    /// most the maximum it was opened with (else `EINVAL`); adds beyond it
+    /// fail with `ENOSPC`. 0, the default, is that maximum.
+    pub const fn max_timers(mut self, max: u64) -> Config {
+        self.max_timers = max;
+        self
+    }
+
     /// The `struct twheel_config` that sets it.
     pub fn to_sys(&self) -> sys::twheel_config {
         sys::twheel_config {
@@ -151,8 +161,13 @@ impl Config {
                 sys::TWHEEL_CONFIG_MANUAL
             } else {
                 0
+            } | if self.max_timers != 0 {
+                sys::TWHEEL_CONFIG_MAX_TIMERS
+            } else {
+                0
             },
             __reserved: 0,
+            max_timers: self.max_timers,
         }
     }
 }
@@ -638,7 +653,8 @@ mod tests {
             sys::twheel_config {
                 tick_ns: 1_000_000,
                 flags: 0,
-                __reserved: 0
+                __reserved: 0,
+                max_timers: 0
             }
         );
         let c = Config::default()

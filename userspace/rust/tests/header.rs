@@ -55,12 +55,14 @@ fn expected() -> Vec<(String, u64)> {
         TWHEEL_OP_CANCEL,
         TWHEEL_OP_QUERY,
         TWHEEL_CONFIG_MANUAL,
+        TWHEEL_CONFIG_MAX_TIMERS,
         TWHEEL_FEATURE_PERIODIC,
         TWHEEL_FEATURE_TIMENS,
         TWHEEL_FEATURE_MANUAL_CLOCK,
         TWHEEL_FEATURE_RELATIVE_WALL,
         TWHEEL_FEATURE_URING,
         TWHEEL_FEATURE_MISSED,
+        TWHEEL_FEATURE_FD_MAX_TIMERS,
         TWHEEL_MISSED_MASK,
         TWHEEL_MISSED_COUNT,
         TWHEEL_MISSED_BURST,
@@ -144,7 +146,8 @@ fn expected() -> Vec<(String, u64)> {
     s!(twheel_config {
         tick_ns,
         flags,
-        __reserved
+        __reserved,
+        max_timers
     });
     s!(twheel_advance {
         delta_ns,
