@@ -30,13 +30,28 @@ static s64 twheel_op_deadline(struct twheel_timers *tm, u32 clock, u32 flags,
 	return twheel_add_ns(now_ns, expires_ns);
 }
 
-/* A period given by the user: 0, or at least one tick. */
+/* A period given by the user: 0, or one tick to TWHEEL_MAX_PERIOD_NS. */
 static u64 twheel_op_period(struct twheel_timers *tm, u64 period_ns)
 {
 	if (!period_ns)
 		return 0;
 	return clamp_t(u64, period_ns, tm->clocks.tick_ns,
 		       TWHEEL_MAX_PERIOD_NS);
+}
+
+/* A missed-deadline policy given without a period (ADD and MODIFY). */
+static bool twheel_op_missed_invalid(const struct twheel_op *op)
+{
+	return !op->period_ns && op->flags & TWHEEL_MISSED_MASK;
+}
+
+/* The period and missed-deadline policy of @op, into @pt. */
+static void twheel_op_set_period(struct twheel_timers *tm,
+				 struct twheel_ptimer *pt,
+				 const struct twheel_op *op)
+{
+	pt->period_ns = twheel_op_period(tm, op->period_ns);
+	pt->missed = (op->flags & TWHEEL_MISSED_MASK) >> TWHEEL_MISSED_SHIFT;
 }
 
 /* Leave @t, forgotten, in @m to be freed. */
@@ -59,7 +74,7 @@ static int twheel_op_add(struct twheel_timers *tm, struct twheel_op *op,
 
 	clock = twheel_clock_index(op->clock);
 	if (clock < 0 || op->flags & ~(TWHEEL_ABSTIME | TWHEEL_MISSED_MASK) ||
-	    (!op->period_ns && op->flags & TWHEEL_MISSED_MASK) ||
+	    twheel_op_missed_invalid(op) ||
 	    (!(op->flags & TWHEEL_ABSTIME) && op->expires_ns < 0))
 		return -EINVAL;
 	if (tm->nr_timers >= tm->max_timers)
@@ -96,10 +111,7 @@ static int twheel_op_add(struct twheel_timers *tm, struct twheel_op *op,
 	t->cookie = op->cookie;
 	if (op->period_ns) {
 		t->word |= TWHEEL_TIMER_BIG;
-		twheel_ptimer(t)->period_ns = twheel_op_period(tm,
-							       op->period_ns);
-		twheel_ptimer(t)->missed = (op->flags & TWHEEL_MISSED_MASK) >>
-					   TWHEEL_MISSED_SHIFT;
+		twheel_op_set_period(tm, twheel_ptimer(t), op);
 	}
 	trace_twheel_timer_add(tm->clocks.trace_id, op->id, op->cookie,
 			       op->clock, deadline,
@@ -126,7 +138,7 @@ static int twheel_op_modify_check(struct twheel_timers *tm,
 
 	if (op->flags & ~(TWHEEL_ABSTIME | TWHEEL_SET_COOKIE |
 			  TWHEEL_MISSED_MASK) ||
-	    (!op->period_ns && op->flags & TWHEEL_MISSED_MASK) ||
+	    twheel_op_missed_invalid(op) ||
 	    (!(op->flags & TWHEEL_ABSTIME) && op->expires_ns < 0))
 		return -EINVAL;
 	t = twheel_timer_find(tm, op->id);
@@ -173,11 +185,8 @@ static void twheel_op_modify_apply(struct twheel_timers *tm,
 		t = &pt->t;
 	}
 	pt = twheel_ptimer(t);
-	if (pt) {
-		pt->period_ns = twheel_op_period(tm, op->period_ns);
-		pt->missed = (op->flags & TWHEEL_MISSED_MASK) >>
-			     TWHEEL_MISSED_SHIFT;
-	}
+	if (pt)
+		twheel_op_set_period(tm, pt, op);
 	if (op->flags & TWHEEL_SET_COOKIE)
 		t->cookie = op->cookie;
 	trace_twheel_timer_modify(tm->clocks.trace_id, op->id, t->cookie,

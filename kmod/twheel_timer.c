@@ -592,13 +592,6 @@ void twheel_timers_take(struct twheel_timers *tm, u32 n, const s64 *now)
 		kmem_cache_free_bulk(twheel_timer_cache, nbulk, bulk);
 }
 
-/* One small timer, counted off @left. */
-static void *twheel_timer_alloc_one(u32 *left, gfp_t gfp)
-{
-	(*left)--;
-	return kmem_cache_alloc(twheel_timer_cache, gfp);
-}
-
 /**
  * twheel_mem_alloc() - the memory of a batch, before the lock is taken
  * @mem: set, one per operation
@@ -631,11 +624,13 @@ void twheel_mem_alloc(struct twheel_mem *mem, const struct twheel_op *ops,
 	bulk = n > 1 &&
 	       kmem_cache_alloc_bulk(twheel_timer_cache, gfp, n, small) == n;
 	for (i = 0; i < nr; i++) {
-		if (mem[i].big)
+		if (mem[i].big) {
 			mem[i].obj = kmem_cache_alloc(twheel_ptimer_cache, gfp);
-		else if (ops[i].op == TWHEEL_OP_ADD && n)
-			mem[i].obj = bulk ? small[--n] :
-				     twheel_timer_alloc_one(&n, gfp);
+		} else if (ops[i].op == TWHEEL_OP_ADD && n) {
+			n--;
+			mem[i].obj = bulk ? small[n] :
+				     kmem_cache_alloc(twheel_timer_cache, gfp);
+		}
 	}
 }
 
