@@ -7,6 +7,7 @@
 #define _TWHEEL_COMPAT_H
 
 #include <linux/hrtimer.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #ifdef TWHEEL_HAVE_IO_URING_CMD_H
 #include <linux/io_uring/cmd.h>
@@ -64,6 +65,17 @@ twheel_uring_cmd_arg(const struct io_uring_cmd *ucmd)
 	return io_uring_sqe_cmd(ucmd->sqe);
 #else
 	return ucmd->cmd;
+#endif
+}
+
+/* A mapping's flags change through vm_flags_mod() since 6.3 (Kbuild). */
+static inline void twheel_vm_flags_mod(struct vm_area_struct *vma,
+				       vm_flags_t set, vm_flags_t clear)
+{
+#ifdef TWHEEL_HAVE_VM_FLAGS_SET
+	vm_flags_mod(vma, set, clear);
+#else
+	vma->vm_flags = (vma->vm_flags | set) & ~clear;
 #endif
 }
 

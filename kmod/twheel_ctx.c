@@ -28,6 +28,7 @@
 #include <linux/atomic.h>
 #include <linux/err.h>
 #include <linux/lockdep.h>
+#include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/sched.h>
@@ -367,33 +368,45 @@ u32 twheel_ctx_list(struct twheel_ctx *ctx, u64 *cursor,
 EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_list);
 
 /**
- * twheel_ctx_config() - set the tick, the clock and the maximum of timers
- *                       before the first timer
+ * twheel_ctx_config() - set the tick, the clock, the maximum of timers
+ *                       and the table before the first timer
  * @ctx: the context; the caller does not hold the lock
  * @tick_ns: the tick, TWHEEL_MIN_TICK_NS to TWHEEL_MAX_TICK_NS
- * @manual: run every clock on the manual clock, starting at 0
+ * @flags: TWHEEL_CONFIG_MANUAL: run every clock on the manual clock,
+ *         starting at 0; TWHEEL_CONFIG_TABLE: a shared timer table of one
+ *         entry per timer; other bits are ignored
  * @max_timers: the most live timers, at most the maximum the context was
  *              created with; 0 for that maximum
  *
  * Return: 0; -EINVAL for a tick or a maximum out of range; -EBUSY once a
- * timer was created.
+ * timer was created or the table was mapped.
  */
-int twheel_ctx_config(struct twheel_ctx *ctx, u64 tick_ns, bool manual,
+int twheel_ctx_config(struct twheel_ctx *ctx, u64 tick_ns, u32 flags,
 		      u64 max_timers)
 {
+	struct twheel_timers *tm = &ctx->timers;
 	int ret = 0;
 
 	if (tick_ns < TWHEEL_MIN_TICK_NS || tick_ns > TWHEEL_MAX_TICK_NS ||
 	    max_timers > ctx->max_timers)
 		return -EINVAL;
+	max_timers = max_timers ?: ctx->max_timers;
 	mutex_lock(&ctx->lock);
-	if (ctx->timers.used) {
+	if (tm->used || tm->table.mapped) {
 		ret = -EBUSY;
 		goto out;
 	}
-	ctx->timers.max_timers = max_timers ?: ctx->max_timers;
+	/* Entries backed for failed adds hold nothing: start afresh too. */
+	twheel_table_free(&tm->table);
+	if (flags & TWHEEL_CONFIG_TABLE) {
+		ret = twheel_table_set_size(&tm->table, max_timers);
+		if (ret)
+			goto out;
+	}
+	tm->max_timers = max_timers;
 	/* Wheels made by failed adds hold nothing: start them afresh. */
-	twheel_clocks_reset(&ctx->timers.clocks, tick_ns, manual);
+	twheel_clocks_reset(&tm->clocks, tick_ns,
+			    flags & TWHEEL_CONFIG_MANUAL);
 out:
 	mutex_unlock(&ctx->lock);
 	return ret;
@@ -498,11 +511,81 @@ long twheel_ctx_read(struct twheel_ctx *ctx, u64 max,
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_read);
 
+/*
+ * The timers whose table entries say cancelled, in a pass over the slots,
+ * TWHEEL_CHUNK of them per hold of the lock; 0 without a table.
+ */
+static u64 twheel_ctx_cancelled(struct twheel_ctx *ctx)
+{
+	struct twheel_timers *tm = &ctx->timers;
+	u32 slot = 0;
+	u64 n = 0;
+	bool more;
+
+	do {
+		mutex_lock(&ctx->lock);
+		if (twheel_table_on(&tm->table))
+			n += twheel_timers_cancelled(tm, &slot, TWHEEL_CHUNK);
+		more = twheel_table_on(&tm->table) && slot < tm->ids.nr_slots;
+		mutex_unlock(&ctx->lock);
+		if (more)
+			cond_resched();
+	} while (more);
+	return n;
+}
+
+/**
+ * twheel_ctx_mmap() - allow a mapping of the table
+ * @ctx: the context; the caller does not hold the lock
+ * @pgoff: the mapping's first page in the table
+ * @pages: its length in pages
+ *
+ * Marks the table mapped: the configuration is fixed from now on.
+ *
+ * Return: 0; -ENODEV when the context has no table; -EINVAL when the
+ * mapping does not start at 0 or goes beyond the table.
+ */
+int twheel_ctx_mmap(struct twheel_ctx *ctx, u64 pgoff, u64 pages)
+{
+	struct twheel_table *tab = &ctx->timers.table;
+	int ret = 0;
+
+	mutex_lock(&ctx->lock);
+	if (!twheel_table_on(tab))
+		ret = -ENODEV;
+	else if (pgoff || pages > tab->size_pages)
+		ret = -EINVAL;
+	else
+		tab->mapped = true;
+	mutex_unlock(&ctx->lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_mmap);
+
+/**
+ * twheel_ctx_table_page() - a page of the table, for a page fault
+ * @ctx: the context; the caller does not hold the lock (it may hold the
+ *       mm's lock: this lock nests inside it)
+ * @pgoff: the page's number in the table
+ *
+ * Return: the page with a reference for the caller, or NULL when it is
+ * not backed (yet: an entry is backed before its id is handed out).
+ */
+struct page *twheel_ctx_table_page(struct twheel_ctx *ctx, u64 pgoff)
+{
+	struct page *page;
+
+	mutex_lock(&ctx->lock);
+	page = twheel_table_page(&ctx->timers.table, pgoff);
+	mutex_unlock(&ctx->lock);
+	return page;
+}
+
 /**
  * twheel_ctx_info() - describe the context
  * @ctx: the context; the caller does not hold the lock
  * @info: its per-fd fields set (tick_ns, max_timers, timers, queued,
- *        config_flags); the others are left alone
+ *        config_flags, table_size, cancelled); the others are left alone
  *
  * Advances the wheels first if an hrtimer fired, so the counts are
  * current.
@@ -516,8 +599,12 @@ void twheel_ctx_info(struct twheel_ctx *ctx, struct twheel_info *info)
 	info->max_timers = tm->max_timers;
 	info->timers = tm->nr_timers;
 	info->queued = tm->nr_queued;
-	info->config_flags = tm->clocks.manual ? TWHEEL_CONFIG_MANUAL : 0;
+	info->config_flags = (tm->clocks.manual ? TWHEEL_CONFIG_MANUAL : 0) |
+			     (twheel_table_on(&tm->table) ?
+			      TWHEEL_CONFIG_TABLE : 0);
+	info->table_size = (u64)tm->table.size_pages * PAGE_SIZE;
 	twheel_ctx_unlock(ctx);
+	info->cancelled = twheel_ctx_cancelled(ctx);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_info);
 
@@ -530,12 +617,16 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_info);
  * running lsof say, must not do the owner's work nor change what the
  * owner reads), so timers that fell due since the fd was last used count
  * as pending until then. Its cost is bounded: one hold of the lock and
- * O(clocks) work. next_expiry_<clock>_ns is when that clock's wheel has
+ * O(clocks) work (and with a table, the pass that counts cancelled
+ * timers, TWHEEL_CHUNK slots per hold). next_expiry_<clock>_ns is when that clock's wheel has
  * its next event (a cascade or an expiry), in the opener's time
  * namespace: never after the earliest deadline's tick on that clock; on
  * a real clock, when its hrtimer fires. index_bytes is the memory of the
  * id table, slots its slots, spare the ended one-shot timers kept for the
- * next adds (TWHEEL_SPARE_MAX). trace_id names the context in trace events.
+ * next adds (TWHEEL_SPARE_MAX). table_size is the size of the shared
+ * timer table (0: none), table_bytes the memory of its pages backed so
+ * far; with a table, cancelled counts the timers whose entries say so, in
+ * a pass over the slots, TWHEEL_CHUNK per hold of the lock. trace_id names the context in trace events.
  * manual_now_ns is the manual clock's time. uid, user_fds and
  * user_timers: the user the fd is charged to (in the reader's user
  * namespace), their open fds and timer slots over all of them.
@@ -557,6 +648,10 @@ void twheel_ctx_show(struct twheel_ctx *ctx, struct seq_file *m)
 	seq_printf(m, "index_bytes:\t%zu\n", twheel_ids_bytes(&tm->ids));
 	seq_printf(m, "slots:\t%u\n", tm->ids.nr_slots);
 	seq_printf(m, "spare:\t%u\n", tm->nr_spare);
+	seq_printf(m, "table_size:\t%llu\n",
+		   (u64)tm->table.size_pages * PAGE_SIZE);
+	seq_printf(m, "table_bytes:\t%llu\n",
+		   (u64)tm->table.nr_pages * PAGE_SIZE);
 	seq_printf(m, "trace_id:\t%llu\n", clocks->trace_id);
 	if (clocks->manual)
 		seq_printf(m, "manual_now_ns:\t%lld\n", clocks->manual_ns);
@@ -571,6 +666,8 @@ void twheel_ctx_show(struct twheel_ctx *ctx, struct seq_file *m)
 								clocks->tick_ns)));
 	}
 	mutex_unlock(&ctx->lock);
+	if (twheel_table_on(&tm->table))
+		seq_printf(m, "cancelled:\t%llu\n", twheel_ctx_cancelled(ctx));
 	if (tm->user) {
 		twheel_user_usage(tm->user, &uid, &fds, &slots);
 		seq_printf(m, "uid:\t%u\n",

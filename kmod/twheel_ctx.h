@@ -32,6 +32,7 @@
 
 #include <linux/twheel.h>
 
+struct page;
 struct twheel_ctx;
 struct twheel_timers;
 struct twheel_user;
@@ -59,8 +60,10 @@ void twheel_ctx_destroy(struct twheel_ctx *ctx);
 void twheel_ctx_lock_update(struct twheel_ctx *ctx, enum twheel_update how);
 void twheel_ctx_unlock(struct twheel_ctx *ctx);
 
-int twheel_ctx_config(struct twheel_ctx *ctx, u64 tick_ns, bool manual,
+int twheel_ctx_config(struct twheel_ctx *ctx, u64 tick_ns, u32 flags,
 		      u64 max_timers);
+int twheel_ctx_mmap(struct twheel_ctx *ctx, u64 pgoff, u64 pages);
+struct page *twheel_ctx_table_page(struct twheel_ctx *ctx, u64 pgoff);
 int twheel_ctx_advance(struct twheel_ctx *ctx, u64 delta_ns,
 		       int (*out)(void *arg, s64 now_ns), void *arg);
 u32 twheel_ctx_submit(struct twheel_ctx *ctx, struct twheel_op *ops, u32 nr,

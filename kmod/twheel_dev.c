@@ -152,13 +152,12 @@ static long twheel_ioctl_config(struct twheel_ctx *ctx, void __user *uarg,
 			     TWHEEL_CONFIG_SIZE_VER2, false);
 	if (ret)
 		return ret;
-	if (req.flags & ~(TWHEEL_CONFIG_MANUAL | TWHEEL_CONFIG_MAX_TIMERS) ||
+	if (req.flags & ~(TWHEEL_CONFIG_MANUAL | TWHEEL_CONFIG_MAX_TIMERS |
+			  TWHEEL_CONFIG_TABLE) ||
 	    req.__reserved ||
 	    (!(req.flags & TWHEEL_CONFIG_MAX_TIMERS) && req.max_timers))
 		return -EINVAL;
-	return twheel_ctx_config(ctx, req.tick_ns,
-				 req.flags & TWHEEL_CONFIG_MANUAL,
-				 req.max_timers);
+	return twheel_ctx_config(ctx, req.tick_ns, req.flags, req.max_timers);
 }
 
 /*
@@ -216,6 +215,7 @@ static long twheel_ioctl_info(struct twheel_ctx *ctx, void __user *uarg,
 			TWHEEL_FEATURE_MANUAL_CLOCK |
 			TWHEEL_FEATURE_RELATIVE_WALL |
 			TWHEEL_FEATURE_MISSED | TWHEEL_FEATURE_FD_MAX_TIMERS |
+			TWHEEL_FEATURE_TABLE |
 			(IS_ENABLED(CONFIG_IO_URING) ? TWHEEL_FEATURE_URING : 0);
 	info.ioctls = BIT_ULL(_IOC_NR(TWHEEL_IOC_INFO)) |
 		      BIT_ULL(_IOC_NR(TWHEEL_IOC_ADD)) |
@@ -267,7 +267,7 @@ static long twheel_dispatch(struct twheel_ctx *ctx, unsigned int cmd,
 	const struct twheel_cmd *c;
 	unsigned int nr = _IOC_NR(cmd);
 
-	BUILD_BUG_ON(sizeof(struct twheel_info) != 96);
+	BUILD_BUG_ON(sizeof(struct twheel_info) != 112);
 	BUILD_BUG_ON(sizeof(struct twheel_list) != TWHEEL_LIST_SIZE_VER2);
 	BUILD_BUG_ON(sizeof(struct twheel_config) != 24);
 	BUILD_BUG_ON(sizeof(struct twheel_advance) != TWHEEL_ADVANCE_SIZE_VER2);
@@ -422,6 +422,48 @@ static __poll_t twheel_poll(struct file *file, poll_table *wait)
 	return twheel_ctx_readable(ctx) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
+/*
+ * A page of the shared timer table, on first touch. The mapping holds the
+ * file, so the context outlives it; the page is the table's own (never
+ * page cache), kept in the mapping with the reference taken here.
+ */
+static vm_fault_t twheel_table_fault(struct vm_fault *vmf)
+{
+	struct twheel_ctx *ctx = vmf->vma->vm_file->private_data;
+	struct page *page;
+
+	page = twheel_ctx_table_page(ctx, vmf->pgoff);
+	if (!page)
+		return VM_FAULT_SIGBUS;
+	vmf->page = page;
+	return 0;
+}
+
+static const struct vm_operations_struct twheel_table_vm_ops = {
+	.fault = twheel_table_fault,
+};
+
+/*
+ * The shared timer table: MAP_SHARED, readable and writable, never
+ * executable (nor made so later), never grown by mremap(), not dumped.
+ */
+static int twheel_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	int ret;
+
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
+	ret = twheel_ctx_mmap(file->private_data, vma->vm_pgoff,
+			      vma_pages(vma));
+	if (ret)
+		return ret;
+	twheel_vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP, VM_MAYEXEC);
+	vma->vm_ops = &twheel_table_vm_ops;
+	return 0;
+}
+
 static void twheel_show_fdinfo(struct seq_file *m, struct file *file)
 {
 	twheel_ctx_show(file->private_data, m);
@@ -433,6 +475,7 @@ const struct file_operations twheel_fops = {
 	.release = twheel_release,
 	.read_iter = twheel_read_iter,
 	.poll = twheel_poll,
+	.mmap = twheel_mmap,
 	.unlocked_ioctl = twheel_ioctl,
 	.uring_cmd = twheel_uring_cmd,
 	/* Every argument has one layout on 32 and 64 bits. */

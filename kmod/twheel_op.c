@@ -94,6 +94,12 @@ static int twheel_op_add(struct twheel_timers *tm, struct twheel_op *op,
 	ret = twheel_base_prepare(twheel_base_of(&tm->clocks, clock), deadline);
 	if (ret)
 		return ret;
+	/* A new slot's table entry: backed first, as it may fail. */
+	if (twheel_table_on(&tm->table) && twheel_ids_full(&tm->ids)) {
+		ret = twheel_table_back(&tm->table, tm->ids.nr_slots);
+		if (ret)
+			return ret;
+	}
 	/* A new id slot counts against the user's limit; a reused one not. */
 	charge = tm->user && twheel_ids_full(&tm->ids);
 	if (charge && !twheel_user_charge_slot(tm->user))
@@ -117,6 +123,8 @@ static int twheel_op_add(struct twheel_timers *tm, struct twheel_op *op,
 			       op->clock, deadline,
 			       twheel_ptimer(t) ? twheel_ptimer(t)->period_ns : 0,
 			       0);
+	if (twheel_table_on(&tm->table))
+		twheel_timer_publish(tm, t, deadline);
 	twheel_timer_place(tm, t, deadline, now_ns);
 	*created = t;
 	return 0;
@@ -192,6 +200,8 @@ static void twheel_op_modify_apply(struct twheel_timers *tm,
 	trace_twheel_timer_modify(tm->clocks.trace_id, op->id, t->cookie,
 				  twheel_clock_id(clock), deadline,
 				  pt ? pt->period_ns : 0, op->result);
+	if (twheel_table_on(&tm->table))
+		twheel_timer_publish(tm, t, deadline);
 	twheel_timer_place(tm, t, deadline, now_ns);
 	/*
 	 * An earlier deadline re-armed the hrtimer above. A later one leaves

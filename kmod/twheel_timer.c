@@ -119,6 +119,7 @@ void twheel_timers_destroy(struct twheel_timers *tm)
 	if (tm->user)
 		twheel_user_close(tm->user, tm->ids.nr_slots);
 	twheel_ids_destroy(&tm->ids);
+	twheel_table_free(&tm->table);
 	twheel_clocks_free(&tm->clocks);
 }
 
@@ -126,6 +127,8 @@ void twheel_timers_destroy(struct twheel_timers *tm)
 static void twheel_timer_forget(struct twheel_timers *tm,
 				struct twheel_timer *t)
 {
+	if (twheel_table_on(&tm->table))
+		twheel_table_write(&tm->table, twheel_timer_id(t), 0);
 	twheel_ids_remove(&tm->ids, twheel_timer_id(t));
 	tm->nr_timers--;
 	twheel_stat_add(freed, 1);
@@ -281,6 +284,134 @@ static void twheel_timers_queue(struct twheel_timers *tm,
 		tm->need_wake = true;
 }
 
+/* The floor of @ns / @tick_ns, for times before 0 too. */
+static s64 twheel_floor_div(s64 ns, u64 tick_ns)
+{
+	s32 rem;
+	s64 q;
+
+	if (ns >= 0)
+		return div64_u64(ns, tick_ns);
+	/* tick_ns <= TWHEEL_MAX_TICK_NS fits s32. */
+	q = div_s64_rem(ns, (s32)tick_ns, &rem);
+	return rem ? q - 1 : q;
+}
+
+/**
+ * twheel_timer_publish() - write a timer's deadline into its table entry
+ * @tm: the timers, with a table (twheel_table_on())
+ * @t: the timer, just given @deadline by an add or a modify
+ * @deadline: its deadline (kernel time)
+ *
+ * The entry says TWHEEL_TABLE_DEADLINE(id, D), D the tick struct
+ * twheel_status.deadline_ns falls in: read back when the timer falls
+ * due, it asks for nothing later.
+ */
+void twheel_timer_publish(struct twheel_timers *tm, struct twheel_timer *t,
+			  s64 deadline)
+{
+	struct twheel_ptimer *pt = twheel_ptimer(t);
+	u64 tick_ns = tm->clocks.tick_ns, id = twheel_timer_id(t);
+	s64 at = deadline;
+
+	if (!pt || !pt->period_ns)
+		at = twheel_tick_ns(twheel_deadline_tick(deadline, tick_ns),
+				    tick_ns);
+	at = twheel_clocks_to_user(&tm->clocks, twheel_timer_clock(t), at);
+	twheel_table_write(&tm->table, id,
+			   TWHEEL_TABLE_DEADLINE(id, twheel_floor_div(at,
+								      tick_ns)));
+}
+
+/*
+ * The deadline a one-shot timer's table entry @v (meant for it) asks for,
+ * read at @now_ns (kernel time on its clock): the tick whose low 32 bits
+ * @v holds, within 2^31 ticks of the present tick (in the opener's time),
+ * as kernel time; saturating.
+ */
+static s64 twheel_timer_entry_deadline(struct twheel_timers *tm, u32 clock,
+				       u64 v, s64 now_ns)
+{
+	u64 tick_ns = tm->clocks.tick_ns;
+	s64 ref, d, ns;
+
+	ref = twheel_floor_div(twheel_clocks_to_user(&tm->clocks, clock,
+						     now_ns), tick_ns);
+	d = ref + (s32)((u32)v - (u32)ref);
+	if (check_mul_overflow(d, (s64)tick_ns, &ns))
+		ns = d > 0 ? KTIME_MAX : KTIME_MIN;
+	return twheel_clocks_to_kernel(&tm->clocks, clock, ns);
+}
+
+/*
+ * Act on the table entries of the timers an update of a wheel handed back
+ * at @now_ns, due: a one-shot timer whose entry holds a later deadline
+ * goes back into the wheel for it, a timer whose entry says cancelled
+ * ends; either leaves @expired, without a record. The others stay, to be
+ * queued. Each entry is read once, and what is put back is due after
+ * @now_ns: no timer comes back in this update.
+ *
+ * Return: how many left @expired.
+ */
+static u64 twheel_timers_entries(struct twheel_timers *tm,
+				 struct list_head *expired, s64 now_ns)
+{
+	struct twheel_timer *t, *next;
+	struct twheel_ptimer *pt;
+	s64 deadline;
+	u64 v, n = 0;
+
+	list_for_each_entry_safe(t, next, expired, rec.link) {
+		if (!twheel_table_read(&tm->table, twheel_timer_id(t), &v))
+			continue;
+		pt = twheel_ptimer(t);
+		if (v & TWHEEL_TABLE_CANCEL) {
+			list_del(&t->rec.link);
+			trace_twheel_timer_cancel(tm->clocks.trace_id,
+						  twheel_timer_id(t), t->cookie,
+						  twheel_clock_id(twheel_timer_clock(t)),
+						  TWHEEL_STATE_PENDING);
+			twheel_timer_forget(tm, t);
+			if (pt || !twheel_timer_spare_put(tm, t))
+				twheel_timer_release(t);
+			n++;
+			continue;
+		}
+		if (pt && pt->period_ns)
+			continue;
+		deadline = twheel_timer_entry_deadline(tm,
+						       twheel_timer_clock(t),
+						       v, now_ns);
+		if (deadline <= now_ns)
+			continue;
+		list_del(&t->rec.link);
+		twheel_timer_place(tm, t, deadline, now_ns);
+		n++;
+	}
+	return n;
+}
+
+/**
+ * twheel_timers_cancelled() - count the timers whose entry says cancelled
+ * @tm: the timers, with a table (twheel_table_on())
+ * @slot: the id slot to start at; set to where to go on (the end: the
+ *        number of slots)
+ * @budget: the most slots to look at
+ *
+ * Return: the live timers in the slots looked at whose entries hold
+ * TWHEEL_TABLE_CANCELLED for them.
+ */
+u64 twheel_timers_cancelled(struct twheel_timers *tm, u32 *slot, u32 budget)
+{
+	struct twheel_timer *t;
+	u64 v, n = 0;
+
+	while ((t = twheel_ids_next(&tm->ids, slot, &budget)))
+		n += twheel_table_read(&tm->table, twheel_timer_id(t), &v) &&
+		     (v & TWHEEL_TABLE_CANCEL);
+	return n;
+}
+
 /*
  * Bring @base's wheel up to @now_ns (kernel time on its clock), moving at
  * most *@budget entries, and queue the records of the timers it hands
@@ -298,9 +429,13 @@ static bool twheel_timers_update_base(struct twheel_timers *tm,
 	struct twheel_timer *t;
 	LIST_HEAD(expired);
 	bool done;
+	u64 n;
 
 	done = twheel_base_update(base, now_ns, budget, &expired, &adv);
-	if (adv.n) {
+	n = adv.n;
+	if (n && twheel_table_on(&tm->table))
+		n -= twheel_timers_entries(tm, &expired, now_ns);
+	if (n) {
 		/* entry.node and rec.link are one list_head: walk, then splice. */
 		list_for_each_entry(t, &expired, rec.link) {
 			if (trace_twheel_timer_expire_enabled())
@@ -310,7 +445,7 @@ static bool twheel_timers_update_base(struct twheel_timers *tm,
 			t->word |= TWHEEL_TIMER_QUEUED;
 			t->rec.time_ns = now_ns;
 		}
-		twheel_timers_queue(tm, &expired, adv.n, wake);
+		twheel_timers_queue(tm, &expired, n, wake);
 	}
 	twheel_base_updated(base, *budget, &adv);
 	return done;

@@ -23,6 +23,7 @@
 
 #include "twheel_base.h"
 #include "twheel_ids.h"
+#include "twheel_table.h"
 #include "twheel_wheel.h"
 
 struct twheel_user;
@@ -145,6 +146,7 @@ static inline struct twheel_ptimer *twheel_ptimer(struct twheel_timer *t)
  *         their entry.node.next (twheel_timer_spare_get() and _put())
  * @nr_spare: their number, at most TWHEEL_SPARE_MAX; read without the
  *            lock by twheel_mem_alloc()
+ * @table: the shared timer table, if the set has one
  */
 struct twheel_timers {
 	struct twheel_clocks clocks;
@@ -160,6 +162,7 @@ struct twheel_timers {
 	bool used;
 	struct twheel_timer *spare;
 	u32 nr_spare;
+	struct twheel_table table;
 };
 
 /**
@@ -227,6 +230,9 @@ void twheel_timer_place(struct twheel_timers *tm, struct twheel_timer *t,
 			s64 deadline, s64 now_ns);
 void twheel_timer_status(struct twheel_timers *tm, struct twheel_timer *t,
 			 struct twheel_status *st);
+void twheel_timer_publish(struct twheel_timers *tm, struct twheel_timer *t,
+			  s64 deadline);
+u64 twheel_timers_cancelled(struct twheel_timers *tm, u32 *slot, u32 budget);
 u32 twheel_timers_peek(struct twheel_timers *tm, struct twheel_event *ev,
 		       u32 n, s64 *now, u8 *valid);
 void twheel_timers_take(struct twheel_timers *tm, u32 n, const s64 *now);

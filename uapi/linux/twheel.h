@@ -40,7 +40,8 @@
  *
  * Limits: one fd holds at most max_timers timers (module parameter, or
  * lower as struct twheel_config sets it; ENOSPC). Per user (the opener's
- * effective uid, charged until the fd is closed), over all their
+ * effective uid, charged until the fd is closed and no longer mapped),
+ * over all their
  * processes: at most fs.twheel.max_user_fds open fds (sysctl; open(2)
  * fails with EMFILE) and fs.twheel.max_user_timers
  * timer slots (sysctl; ENOSPC). A timer takes a slot of its fd; when it
@@ -48,7 +49,8 @@
  * many slots as the most timers it has held at once, until it is closed.
  *
  * Outcomes: every expiry of a timer is reported by a record, or retracted
- * by a successful cancel or modify; none is reported twice (a periodic
+ * by a successful cancel or modify (or, with a shared timer table, moved
+ * or cancelled by a store the kernel read: see below); none is reported twice (a periodic
  * timer's deadlines missed while its record waited are counted in it, or,
  * as its TWHEEL_MISSED_* policy asks, dropped, or never come). A one-shot
  * timer ends when its record is read, or when it is cancelled.
@@ -72,6 +74,78 @@
  *
  * Errors common to all ioctls: ENOTTY for an unknown command, EFAULT for
  * an argument that cannot be read or written (nothing is changed then).
+ *
+ * The shared timer table (TWHEEL_CONFIG_TABLE; TWHEEL_FEATURE_TABLE):
+ * timeouts that move without a system call. An fd configured with
+ * TWHEEL_CONFIG_TABLE has a table of __u64 entries, one per timer it can
+ * hold, in memory the kernel allocates (charged to the opener's memory
+ * cgroup; it is part of what a timer slot holds, see "Limits"), which
+ * mmap(2) maps into the process. Entry i belongs to the timer whose id
+ * has i + 1 in its low 32 bits: TWHEEL_TABLE_INDEX(id). The values an
+ * entry takes:
+ *
+ * TWHEEL_TABLE_DEADLINE(id, D): the timer's deadline is tick D: the time
+ *	D * tick_ns on the timer's clock, in the opener's time namespace
+ *	(on a TWHEEL_CONFIG_MANUAL fd, on the manual clock). Only D's low 32
+ *	bits are stored: the kernel takes them for the D within 2^31 ticks
+ *	before or after the present tick (the present time divided by
+ *	tick_ns, rounded down), so a deadline 2^31 ticks or more ahead
+ *	needs TWHEEL_IOC_MODIFY (stored, it reads as a deadline passed).
+ * TWHEEL_TABLE_CANCELLED(id): the timer is cancelled.
+ * A value whose bits 33 to 63 differ from those of the id (any value
+ *	the application did not make for this very timer: a store aimed at
+ *	an earlier timer of the entry, 0, garbage) means nothing for it.
+ *
+ * The kernel writes TWHEEL_TABLE_DEADLINE(id, D) when TWHEEL_IOC_ADD or
+ * TWHEEL_IOC_MODIFY (alone or in a batch) sets the timer's deadline (D:
+ * struct twheel_status.deadline_ns divided by tick_ns, rounded down), and
+ * 0 when the timer ends; it writes nothing else. It reads the entry only when the timer's
+ * deadline tick comes due in the fd's wheel, in the task that advances
+ * it (see "Delivery"), at most once per passing of that tick, and only
+ * entries whose value it can act on change anything:
+ *
+ * - one-shot timer, a deadline D whose time is after the present: the
+ *   timer is placed again for tick D, with no record. An earlier deadline
+ *   than the one placed takes TWHEEL_IOC_MODIFY: a store cannot move a
+ *   timer forward.
+ * - a cancelled timer (one-shot or periodic): it ends there, with no
+ *   record, as if TWHEEL_IOC_CANCEL had cancelled it then. Until that
+ *   tick it is a live timer: it counts in struct twheel_info.timers
+ *   (and struct twheel_info.cancelled), against the fd's and the user's
+ *   maximums, and every ioctl works on it as on any other (TWHEEL_IOC_
+ *   MODIFY writes a deadline over the cancel, TWHEEL_IOC_CANCEL ends it
+ *   at once).
+ * - any other value: the timer expires as it would without a table; a
+ *   periodic timer ignores deadlines stored.
+ *
+ * Races: a store the kernel reads takes effect; a store it does not read
+ * (made after it read the entry, or after the record was queued) has no
+ * effect at all, and the record is then queued with a time_ns before the
+ * deadline stored (D * tick_ns), which the application sees: a record
+ * whose time_ns is at or after the last deadline it stored is the expiry
+ * of that deadline, one whose time_ns is before it tells that the store
+ * came too late (the one-shot timer ends with that record). A timer that
+ * takes an entry after another timer ended there has an id whose bits 33
+ * to 63 differ from every earlier one's (ids never repeat), so a store
+ * aimed at an ended timer never moves or cancels another. The kernel
+ * never reads other entries, never acts on another fd's table, and
+ * reads each entry as a plain value: whatever is stored, a timer never
+ * expires before its deadline and never more than once per deadline.
+ *
+ * The mapping: offset 0, a length up to struct twheel_info.table_size
+ * (the table's size: max_timers entries, rounded up to the page size),
+ * MAP_SHARED, PROT_READ and PROT_WRITE. EINVAL for another offset, a
+ * longer length or MAP_PRIVATE; EPERM for PROT_EXEC (and mprotect(2)
+ * cannot add it later: EACCES); ENODEV on an fd without a table.
+ * mremap(2) may move or shrink the mapping, not grow it (EFAULT). Only
+ * the pages of entries the fd's slots have used are backed: touching a
+ * page beyond them raises SIGBUS (an entry of a timer the fd has given
+ * an id is always backed). The mapping holds the fd's timer set as an
+ * open fd does: after close(2) its timers keep running until the last
+ * mapping is unmapped too. After fork(2), or in another process the fd
+ * was passed to, every mapping of the fd is the same table. munmap(2)
+ * changes nothing for the timers: the kernel keeps the table until the
+ * fd and its mappings are gone.
  *
  * ABI version 2 (TWHEEL_VERSION 0.3) changed version 1: clocks are
  * clockid_t values (version 1 had its own numbering); struct twheel_add
@@ -431,17 +505,31 @@ struct twheel_uring_cmd {
 
 /*
  * struct twheel_config.flags: the fd's clock is manual; max_timers is
- * given.
+ * given; the fd has a shared timer table.
  */
 #define TWHEEL_CONFIG_MANUAL		0x00000001U
 #define TWHEEL_CONFIG_MAX_TIMERS	0x00000002U
+#define TWHEEL_CONFIG_TABLE		0x00000004U
+
+/*
+ * The shared timer table's entries (see "The shared timer table" above).
+ * @id is a timer's id (__u64), @tick a deadline in ticks (any integer;
+ * its low 32 bits are stored).
+ */
+#define TWHEEL_TABLE_INDEX(id)	(((__u64)(id) & 0xffffffffULL) - 1)
+#define TWHEEL_TABLE_TAG(id)	((__u64)(id) & 0xffffffff00000000ULL)
+#define TWHEEL_TABLE_CANCEL	0x0000000100000000ULL
+#define TWHEEL_TABLE_DEADLINE(id, tick) \
+	(TWHEEL_TABLE_TAG(id) | ((__u64)(tick) & 0xffffffffULL))
+#define TWHEEL_TABLE_CANCELLED(id) \
+	(TWHEEL_TABLE_TAG(id) | TWHEEL_TABLE_CANCEL)
 
 /**
  * struct twheel_config - argument of TWHEEL_IOC_CONFIG: set up the fd
  * @tick_ns: in: the fd's tick, TWHEEL_MIN_TICK_NS (1 us) to
  *	TWHEEL_MAX_TICK_NS (1 s); else EINVAL
- * @flags: in: TWHEEL_CONFIG_MANUAL, TWHEEL_CONFIG_MAX_TIMERS; other bits
- *	are EINVAL
+ * @flags: in: TWHEEL_CONFIG_MANUAL, TWHEEL_CONFIG_MAX_TIMERS,
+ *	TWHEEL_CONFIG_TABLE; other bits are EINVAL
  * @__reserved: in: must be 0
  * @max_timers: in: with TWHEEL_CONFIG_MAX_TIMERS, the most timers the fd
  *	may hold, as Netty's maxPendingTimeouts: 1 up to the maximum it was
@@ -460,6 +548,11 @@ struct twheel_uring_cmd {
  * TWHEEL_IOC_ADVANCE; times given and reported are on that clock (no
  * time namespace applies), and for the order of records they are all on
  * one clock. For testing timeout logic without waiting.
+ *
+ * TWHEEL_CONFIG_TABLE: the fd has a shared timer table (see "The shared
+ * timer table" above) of as many entries as its maximum of timers, for
+ * mmap(2); a configuration without the flag leaves the fd without one.
+ * Once the table is mapped, the configuration is fixed (EBUSY).
  */
 struct twheel_config {
 	__u64 tick_ns;
@@ -533,6 +626,7 @@ struct twheel_event {
 #define TWHEEL_FEATURE_URING		0x10ULL		/* struct twheel_uring_cmd */
 #define TWHEEL_FEATURE_MISSED		0x20ULL		/* TWHEEL_MISSED_* */
 #define TWHEEL_FEATURE_FD_MAX_TIMERS	0x40ULL		/* config max_timers */
+#define TWHEEL_FEATURE_TABLE		0x80ULL		/* TWHEEL_CONFIG_TABLE */
 
 /**
  * struct twheel_info - argument of TWHEEL_IOC_INFO: the handshake
@@ -547,11 +641,17 @@ struct twheel_event {
  * @clocks: out: bit (1 << clockid) set for each clock it takes
  * @min_tick_ns: out: TWHEEL_MIN_TICK_NS
  * @max_tick_ns: out: TWHEEL_MAX_TICK_NS
- * @config_flags: out: the fd's TWHEEL_CONFIG_MANUAL flag (its maximum of
- *	timers is @max_timers)
+ * @config_flags: out: the fd's TWHEEL_CONFIG_MANUAL and TWHEEL_CONFIG_TABLE
+ *	flags (its maximum of timers is @max_timers)
  * @op_size: out: sizeof(struct twheel_op)
  * @status_size: out: sizeof(struct twheel_status)
  * @max_batch: out: TWHEEL_MAX_BATCH
+ * @table_size: out: the size in bytes of the fd's shared timer table (a
+ *	multiple of the page size), 0 when it has none
+ * @cancelled: out: the timers whose table entry holds
+ *	TWHEEL_TABLE_CANCELLED (counted in @timers until their deadline
+ *	tick frees them), as a pass over the table counts them during the
+ *	call
  *
  * The first 40 bytes are those of ABI version 1, so a program of any
  * version can read @version first.
@@ -572,6 +672,8 @@ struct twheel_info {
 	__u32 op_size;
 	__u32 status_size;
 	__u32 max_batch;
+	__u64 table_size;
+	__u64 cancelled;
 };
 
 /* ioctl type 0xBA, numbers 0x00-0x0F (ioctl-number.rst lists it free). */

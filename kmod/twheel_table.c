@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel_table.c - the shared timer table of a set: its pages, backed as
+ * the set's id slots grow into them, and found by page number for the
+ * application's mapping.
+ *
+ * A utility of the timers layer; it calls nothing of twheel's but the
+ * memory policy of twheel_user.h (TWHEEL_GFP). Every page is zeroed when
+ * allocated (no kernel data reaches user space) and charged to the
+ * caller's memory cgroup.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/build_bug.h>
+#include <linux/errno.h>
+#include <linux/gfp.h>
+#include <linux/math.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <kunit/visibility.h>
+
+#include "twheel_ids.h"
+#include "twheel_table.h"
+#include "twheel_user.h"
+
+/**
+ * twheel_table_set_size() - give a set a table, or none
+ * @tab: the table, with no page backed
+ * @entries: the most timers the set may hold; 0 for no table
+ *
+ * Return: 0, or -EINVAL when the table would have more entries than id
+ * slots can exist.
+ */
+int twheel_table_set_size(struct twheel_table *tab, u64 entries)
+{
+	/* An entry's tag is the id's generation; its cancel bit is 0 in ids. */
+	BUILD_BUG_ON(TWHEEL_IDS_GEN_SHIFT < 33);
+	BUILD_BUG_ON(!(TWHEEL_TABLE_CANCEL & TWHEEL_IDS_FREE_BITS));
+	BUILD_BUG_ON(TWHEEL_TABLE_CANCEL & TWHEEL_TABLE_TAG_MASK);
+	BUILD_BUG_ON(TWHEEL_TABLE_PER_PAGE != TWHEEL_IDS_PER_PAGE);
+	if (entries > TWHEEL_IDS_MAX_SLOTS)
+		return -EINVAL;
+	tab->size_pages = DIV_ROUND_UP(entries, TWHEEL_TABLE_PER_PAGE);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_table_set_size);
+
+/**
+ * __twheel_table_back() - back the page of a slot's entry
+ * @tab: a set's table
+ * @slot: a slot beyond the backed pages; slots are taken in order, so it
+ *        is in the first page not backed
+ *
+ * Every allocation comes before the table changes: a failure leaves it as
+ * it was.
+ *
+ * Return: 0; -ENOMEM; -ENOSPC when @slot is beyond the table's size (a
+ * set whose slots were retired: see twheel_ids.h).
+ */
+int __twheel_table_back(struct twheel_table *tab, u32 slot)
+{
+	u32 nr = slot / TWHEEL_TABLE_PER_PAGE, max;
+	u64 **pages;
+	u64 *page;
+
+	if (nr >= tab->size_pages)
+		return -ENOSPC;
+	if (WARN_ON_ONCE(nr != tab->nr_pages))
+		return -ENOSPC;
+	page = (u64 *)get_zeroed_page(TWHEEL_GFP);
+	if (!page)
+		return -ENOMEM;
+	if (tab->nr_pages == tab->max_pages) {
+		max = min(tab->max_pages ? 2 * tab->max_pages : 1,
+			  tab->size_pages);
+		pages = kvmalloc_array(max, sizeof(*pages), TWHEEL_GFP);
+		if (!pages) {
+			free_page((unsigned long)page);
+			return -ENOMEM;
+		}
+		if (tab->nr_pages)
+			memcpy(pages, tab->pages,
+			       tab->nr_pages * sizeof(*pages));
+		kvfree(tab->pages);
+		tab->pages = pages;
+		tab->max_pages = max;
+	}
+	tab->pages[tab->nr_pages++] = page;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(__twheel_table_back);
+
+/**
+ * twheel_table_page() - a backed page of the table, for a mapping
+ * @tab: a set's table
+ * @pgoff: the page's number in the table
+ *
+ * Return: the page, with a reference taken for the caller; NULL when it
+ * is not backed (or beyond the table).
+ */
+struct page *twheel_table_page(const struct twheel_table *tab, u64 pgoff)
+{
+	struct page *page;
+
+	if (pgoff >= tab->nr_pages)
+		return NULL;
+	page = virt_to_page(tab->pages[pgoff]);
+	get_page(page);
+	return page;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_table_page);
+
+/**
+ * twheel_table_free() - give the table's pages back
+ * @tab: the table; afterwards it has no page and no size
+ *
+ * A page still mapped somewhere stays until it is unmapped (the mapping
+ * holds a reference); nobody can map the set's table by then.
+ */
+void twheel_table_free(struct twheel_table *tab)
+{
+	u32 i;
+
+	for (i = 0; i < tab->nr_pages; i++)
+		free_page((unsigned long)tab->pages[i]);
+	kvfree(tab->pages);
+	memset(tab, 0, sizeof(*tab));
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_table_free);
