@@ -32,7 +32,10 @@ DIRS = ('in', 'out', 'inout')
 FIELD_ATTRS = set(DIRS)
 STRUCT_ATTRS = ('packed',)
 # Syscalls this description may specialise ($variant): name -> arg count.
-BASE_SYSCALLS = {'openat': 4, 'read': 3, 'ioctl': 3}
+BASE_SYSCALLS = {'openat': 4, 'read': 3, 'ioctl': 3, 'mmap': 6,
+                 'syz_memcpy_off': 5}
+# Pseudo-syscalls of syzkaller's executor: no __NR_ number.
+PSEUDO_SYSCALLS = ('syz_memcpy_off',)
 # Resources syzkaller itself defines (sys/linux/sys.txt), by base type.
 BUILTIN_RESOURCES = {'fd': 'int32'}
 # IOC direction bits (asm-generic/ioctl.h) and the pointer each needs.
@@ -368,7 +371,7 @@ def check_new_name(desc, name, line):
 # Types: validation, directions, layout
 
 BUILTINS = ('const', 'flags', 'len', 'bytesize', 'ptr', 'ptr64', 'buffer',
-            'array', 'string', 'void')
+            'array', 'string', 'void', 'vma')
 
 
 class Checker:
@@ -512,6 +515,11 @@ class Checker:
                 if lo > hi:
                     self.err(line, 'empty range')
             return (None, eal)
+        if n == 'vma':
+            # An address in syzkaller's data area (pages of its own).
+            if a:
+                self.err(line, 'vma takes no arguments here')
+            return (PTR_SIZE, PTR_SIZE)
         if n == 'string':
             if len(a) != 1 or not isinstance(a[0], str):
                 self.err(line, 'string["literal"]')
@@ -577,7 +585,8 @@ class Checker:
             elif len(sc['args']) != BASE_SYSCALLS[sc['base']]:
                 self.err(line, '%s takes %d arguments' %
                          (sc['base'], BASE_SYSCALLS[sc['base']]))
-            if '__NR_' + sc['base'] not in self.consts:
+            if sc['base'] not in PSEUDO_SYSCALLS and \
+                    '__NR_' + sc['base'] not in self.consts:
                 self.err(line, '__NR_%s is not in the .const file' %
                          sc['base'])
             siblings = {a[0]: a for a in sc['args']}
@@ -678,7 +687,8 @@ def c_probe(header, desc, consts, hstructs, cc, workdir):
     os.makedirs(os.path.join(inc, 'linux'), exist_ok=True)
     shutil.copyfile(header, os.path.join(inc, 'linux', 'twheel.h'))
     out = ['#include <stddef.h>', '#include <stdio.h>', '#include <fcntl.h>',
-           '#include <time.h>', '#include <sys/syscall.h>',
+           '#include <time.h>', '#include <sys/mman.h>',
+           '#include <sys/syscall.h>',
            '#include <linux/twheel.h>', '',
            '#define C(x) printf("const %s %llu\\n", #x, '
            '(unsigned long long)(long long)(x))',
