@@ -617,16 +617,16 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_info);
  * running lsof say, must not do the owner's work nor change what the
  * owner reads), so timers that fell due since the fd was last used count
  * as pending until then. Its cost is bounded: one hold of the lock and
- * O(clocks) work (and with a table, the pass that counts cancelled
- * timers, TWHEEL_CHUNK slots per hold). next_expiry_<clock>_ns is when that clock's wheel has
- * its next event (a cascade or an expiry), in the opener's time
- * namespace: never after the earliest deadline's tick on that clock; on
- * a real clock, when its hrtimer fires. index_bytes is the memory of the
- * id table, slots its slots, spare the ended one-shot timers kept for the
- * next adds (TWHEEL_SPARE_MAX). table_size is the size of the shared
- * timer table (0: none), table_bytes the memory of its pages backed so
- * far; with a table, cancelled counts the timers whose entries say so, in
- * a pass over the slots, TWHEEL_CHUNK per hold of the lock. trace_id names the context in trace events.
+ * O(clocks) work, and with a table the pass that counts cancelled
+ * timers, TWHEEL_CHUNK slots per hold. next_expiry_<clock>_ns is when
+ * that clock's wheel has its next event (a cascade or an expiry), in the
+ * opener's time namespace: never after the earliest deadline's tick on
+ * that clock; on a real clock, when its hrtimer fires. index_bytes is
+ * the memory of the id table, slots its slots, spare the ended one-shot
+ * timers kept for the next adds (TWHEEL_SPARE_MAX). table_size is the
+ * size of the shared timer table (0: none), table_bytes the memory of its
+ * pages backed so far; with a table, cancelled counts the timers whose
+ * entries say so. trace_id names the context in trace events.
  * manual_now_ns is the manual clock's time. uid, user_fds and
  * user_timers: the user the fd is charged to (in the reader's user
  * namespace), their open fds and timer slots over all of them.

@@ -32,13 +32,14 @@ struct twheel_user;
  * bound the default limits keep (see twheel_user.c). An fd: its state
  * (512), four clock bases (512 each) with all 11 wheel levels (512 each),
  * its SUBMIT and LIST buffers (4096 each), its id index's last page, not
- * yet full (4096), its struct file (256): 37632 bytes, rounded up. A
- * slot: its largest timer (56) with the memory cgroup's per-object
- * accounting (8), the slot (8), its share of the index's page array
- * (under 1): 73 bytes, rounded up.
+ * yet full (4096), its shared table's last page, not yet full (4096), its
+ * struct file (256): 41728 bytes, rounded up. A slot: its largest timer
+ * (56) with the memory cgroup's per-object accounting (8), the slot (8),
+ * its table entry (8), its shares of the index's and the table's page
+ * arrays (under 1): 81 bytes, rounded up.
  */
-#define TWHEEL_FD_MAX_BYTES	(40 * 1024)
-#define TWHEEL_TIMER_MAX_BYTES	80
+#define TWHEEL_FD_MAX_BYTES	(44 * 1024)
+#define TWHEEL_TIMER_MAX_BYTES	88
 
 struct twheel_user *twheel_user_open(void);
 void twheel_user_close(struct twheel_user *u, u64 slots);

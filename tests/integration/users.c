@@ -34,8 +34,8 @@
  * kernel memory an fd and a timer slot may hold, from which the defaults
  * are derived (keep in step with the module).
  */
-#define FD_MAX_BYTES	40960LL
-#define TIMER_MAX_BYTES	80LL
+#define FD_MAX_BYTES	45056LL
+#define TIMER_MAX_BYTES	88LL
 
 #define NOBODY		65534
 #define OTHER		65533

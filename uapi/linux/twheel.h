@@ -120,10 +120,10 @@
  *
  * Races: a store the kernel reads takes effect; a store it does not read
  * (made after it read the entry, or after the record was queued) has no
- * effect at all, and the record is then queued with a time_ns before the
- * deadline stored (D * tick_ns), which the application sees: a record
- * whose time_ns is at or after the last deadline it stored is the expiry
- * of that deadline, one whose time_ns is before it tells that the store
+ * effect at all, and unless the deadline stored (D * tick_ns) had passed
+ * by then, the record's time_ns is before it. So a record whose time_ns
+ * is at or after the last deadline the application stored is the expiry
+ * of that deadline; one whose time_ns is before it tells that the store
  * came too late (the one-shot timer ends with that record). A timer that
  * takes an entry after another timer ended there has an id whose bits 33
  * to 63 differ from every earlier one's (ids never repeat), so a store
@@ -140,7 +140,9 @@
  * mremap(2) may move or shrink the mapping, not grow it (EFAULT). Only
  * the pages of entries the fd's slots have used are backed: touching a
  * page beyond them raises SIGBUS (an entry of a timer the fd has given
- * an id is always backed). The mapping holds the fd's timer set as an
+ * an id is always backed). An add that would need a slot beyond the table
+ * (possible only once slots were retired, their ids' generations used up)
+ * fails with ENOSPC. The mapping holds the fd's timer set as an
  * open fd does: after close(2) its timers keep running until the last
  * mapping is unmapped too. After fork(2), or in another process the fd
  * was passed to, every mapping of the fd is the same table. munmap(2)
