@@ -148,7 +148,10 @@ FIELD(twheel_event, flags, 36);
 NOPAD(twheel_event, 40, 8 + 8 + 8 + 8 + 4 + 4);
 SIGNED(twheel_event, time_ns);
 
-/* struct twheel_info: 96 bytes; the first 40 are version 1's. */
+/*
+ * struct twheel_info: 112 bytes; the first 40 are version 1's, the first
+ * 96 those of the module before the shared timer table.
+ */
 FIELD(twheel_info, version, 0);
 FIELD(twheel_info, event_size, 4);
 FIELD(twheel_info, tick_ns, 8);
@@ -164,11 +167,13 @@ FIELD(twheel_info, config_flags, 80);
 FIELD(twheel_info, op_size, 84);
 FIELD(twheel_info, status_size, 88);
 FIELD(twheel_info, max_batch, 92);
-NOPAD(twheel_info, 96, 4 + 4 + 8 * 9 + 4 * 4);
+FIELD(twheel_info, table_size, 96);
+FIELD(twheel_info, cancelled, 104);
+NOPAD(twheel_info, 112, 4 + 4 + 8 * 9 + 4 * 4 + 8 * 2);
 
 /* The command numbers are ABI too. */
 _Static_assert(TWHEEL_IOC_TYPE == 0xBA, "ioctl type");
-_Static_assert(TWHEEL_IOC_INFO == 0x8060BA00U, "TWHEEL_IOC_INFO");
+_Static_assert(TWHEEL_IOC_INFO == 0x8070BA00U, "TWHEEL_IOC_INFO");
 _Static_assert(TWHEEL_IOC_ADD == 0xC028BA01U, "TWHEEL_IOC_ADD");
 _Static_assert(TWHEEL_IOC_CANCEL == 0xC010BA02U, "TWHEEL_IOC_CANCEL");
 _Static_assert(TWHEEL_IOC_MODIFY == 0xC028BA03U, "TWHEEL_IOC_MODIFY");
@@ -189,12 +194,32 @@ _Static_assert(TWHEEL_STATE_PENDING == 1 && TWHEEL_STATE_QUEUED == 2,
 	       "states");
 _Static_assert(TWHEEL_OP_ADD == 1 && TWHEEL_OP_MODIFY == 2 &&
 	       TWHEEL_OP_CANCEL == 3 && TWHEEL_OP_QUERY == 4, "ops");
-_Static_assert(TWHEEL_CONFIG_MANUAL == 1, "config flags");
+_Static_assert(TWHEEL_CONFIG_MANUAL == 1 && TWHEEL_CONFIG_MAX_TIMERS == 2 &&
+	       TWHEEL_CONFIG_TABLE == 4, "config flags");
 _Static_assert(TWHEEL_FEATURE_PERIODIC == 1 && TWHEEL_FEATURE_TIMENS == 2 &&
 	       TWHEEL_FEATURE_MANUAL_CLOCK == 4 &&
 	       TWHEEL_FEATURE_RELATIVE_WALL == 8 &&
 	       TWHEEL_FEATURE_URING == 16 && TWHEEL_FEATURE_MISSED == 32 &&
-	       TWHEEL_FEATURE_FD_MAX_TIMERS == 64, "features");
+	       TWHEEL_FEATURE_FD_MAX_TIMERS == 64 &&
+	       TWHEEL_FEATURE_TABLE == 128, "features");
+/*
+ * The shared timer table's entries: slot = the id's low 32 bits - 1, tag
+ * = bits 32-63 (bit 32 is 0 in every id), the cancel bit 32, a deadline
+ * tick in bits 0-31.
+ */
+_Static_assert(TWHEEL_TABLE_INDEX(1) == 0 &&
+	       TWHEEL_TABLE_INDEX(0x500000007ULL) == 6 &&
+	       TWHEEL_TABLE_INDEX(0xffffffffULL) == 0xfffffffeULL,
+	       "table index");
+_Static_assert(TWHEEL_TABLE_TAG(0xABCDEF0012345678ULL) ==
+	       0xABCDEF0000000000ULL, "table tag");
+_Static_assert(TWHEEL_TABLE_CANCEL == 0x100000000ULL, "table cancel bit");
+_Static_assert(TWHEEL_TABLE_DEADLINE(0x600000003ULL, 0x123456789ULL) ==
+	       0x600000000ULL + 0x23456789ULL &&
+	       TWHEEL_TABLE_DEADLINE(0x600000003ULL, -1) == 0x6ffffffffULL,
+	       "table deadline: the tick's low 32 bits under the tag");
+_Static_assert(TWHEEL_TABLE_CANCELLED(0x600000003ULL) == 0x700000000ULL,
+	       "table cancelled");
 _Static_assert(TWHEEL_MISSED_MASK == 0xC && TWHEEL_MISSED_COUNT == 0 &&
 	       TWHEEL_MISSED_BURST == 4 && TWHEEL_MISSED_DELAY == 8 &&
 	       TWHEEL_MISSED_SKIP == 0xC, "missed-deadline policies");
@@ -214,7 +239,8 @@ _Static_assert(CLOCK_REALTIME == 0 && CLOCK_MONOTONIC == 1 &&
 #define ALL_FEATURES	(TWHEEL_FEATURE_PERIODIC | TWHEEL_FEATURE_TIMENS | \
 			 TWHEEL_FEATURE_MANUAL_CLOCK |			\
 			 TWHEEL_FEATURE_RELATIVE_WALL | TWHEEL_FEATURE_URING | \
-			 TWHEEL_FEATURE_MISSED | TWHEEL_FEATURE_FD_MAX_TIMERS)
+			 TWHEEL_FEATURE_MISSED | TWHEEL_FEATURE_FD_MAX_TIMERS | \
+			 TWHEEL_FEATURE_TABLE)
 
 /* The version 1 size of struct twheel_add and of struct twheel_info. */
 #define ADD_V1_SIZE	32
@@ -305,6 +331,15 @@ static void check_info_module(const struct twheel_info *i, size_t len)
 		CHECK_EQ(i->max_batch, TWHEEL_MAX_BATCH);
 }
 
+/* The per-fd fields of an fd without a table, within len bytes. */
+static void check_info_no_table(const struct twheel_info *i, size_t len)
+{
+	if (INFO_HAS(len, table_size))
+		CHECK_EQ(i->table_size, 0);
+	if (INFO_HAS(len, cancelled))
+		CHECK_EQ(i->cancelled, 0);
+}
+
 /* The handshake on a new fd: every field. */
 static void info_fresh(void)
 {
@@ -349,9 +384,23 @@ static void info_fresh(void)
 	for (k = 0; k < TWT_NCLOCKS; k++)
 		CHECK(i.clocks & (1ULL << twt_clock(k)));
 	/* Every feature the header defines, and no other bit. */
-	CHECK_EQ(i.features, 0x7F);
+	CHECK_EQ(i.features, 0xFF);
 	check_info_module(&i, sizeof(i));
+	check_info_no_table(&i, sizeof(i));
 	close(fd);
+}
+
+/* TWHEEL_IOC_CONFIG with TWHEEL_CONFIG_MAX_TIMERS, or fail the case. */
+static void abi_config_max(int fd, uint64_t tick_ns, uint32_t flags,
+			   uint64_t max_timers)
+{
+	struct twheel_config c;
+
+	memset(&c, 0, sizeof(c));
+	c.tick_ns = tick_ns;
+	c.flags = flags | TWHEEL_CONFIG_MAX_TIMERS;
+	c.max_timers = max_timers;
+	CHECK_EQ(ioctl(fd, TWHEEL_IOC_CONFIG, &c), 0);
 }
 
 /*
@@ -376,6 +425,27 @@ static void info_config(void)
 	i = twt_info(fd);
 	CHECK_EQ(i.config_flags, TWHEEL_CONFIG_MANUAL);
 	CHECK_EQ(i.tick_ns, TWHEEL_MIN_TICK_NS);
+	check_info_no_table(&i, sizeof(i));
+	/*
+	 * A table of 1000 entries: 8000 bytes, two pages; the flag is
+	 * reported with the manual clock's.
+	 */
+	abi_config_max(fd, TWHEEL_MIN_TICK_NS,
+		       TWHEEL_CONFIG_MANUAL | TWHEEL_CONFIG_TABLE, 1000);
+	i = twt_info(fd);
+	CHECK_EQ(i.config_flags, TWHEEL_CONFIG_MANUAL | TWHEEL_CONFIG_TABLE);
+	CHECK_EQ(i.max_timers, 1000);
+	CHECK_EQ(i.table_size, 2 * 4096);
+	CHECK_EQ(i.cancelled, 0);
+	/*
+	 * A configuration without the flag takes the table away (and
+	 * without TWHEEL_CONFIG_MAX_TIMERS, the fd's maximum is back).
+	 */
+	twt_config(fd, TWHEEL_MIN_TICK_NS, TWHEEL_CONFIG_MANUAL);
+	i = twt_info(fd);
+	CHECK_EQ(i.config_flags, TWHEEL_CONFIG_MANUAL);
+	check_info_module(&i, sizeof(i));
+	check_info_no_table(&i, sizeof(i));
 	/* The first timer fixes it; it is reported as it was. */
 	twt_add_rel(fd, 1, TWT_S);
 	CHECK_ERR(twt_config_raw(fd, TWHEEL_DEFAULT_TICK_NS, 0), EBUSY);
@@ -474,7 +544,7 @@ static void info_counts(void)
 	close(fd);
 }
 
-/* TWHEEL_IOC_INFO writes all 96 bytes, exactly, and nothing after them. */
+/* TWHEEL_IOC_INFO writes all 112 bytes, exactly, and nothing after them. */
 static void info_writeback(void)
 {
 	int fd = twt_open(0);
@@ -492,10 +562,11 @@ static void info_writeback(void)
 		CHECK_EQ(i->timers, 2);
 		CHECK_EQ(i->queued, 1);
 		CHECK_EQ(i->config_flags, 0);
+		check_info_no_table(i, sizeof(*i));
 		for (k = sizeof(*i); k < (int)sizeof(buf); k++)
 			CHECK_EQ(buf[k], fill ? 0x55 : 0xAA);
 	}
-	/* Exactly at the end of a mapping: the kernel touches 96 bytes only. */
+	/* Exactly at the end of a mapping: the kernel touches 112 bytes only. */
 	i = (struct twheel_info *)(twt_guard_map(4096) - sizeof(*i));
 	CHECK_EQ(ioctl(fd, TWHEEL_IOC_INFO, i), 0);
 	CHECK_EQ(i->timers, 2);
@@ -569,6 +640,7 @@ static void info_done(struct ictx *x, void *arg, size_t len, int ret)
 	CHECK_EQ(i.queued, 1);
 	if (INFO_HAS(len, config_flags))
 		CHECK_EQ(i.config_flags, 0);
+	check_info_no_table(&i, len);
 }
 
 static void info_undone(struct ictx *x)
@@ -930,7 +1002,7 @@ static const struct idesc descs[] = {
 	  NULL, submit_fill, submit_done, submit_undone },
 	{ "CONFIG", TWHEEL_IOC_CONFIG, CONFIG_V2_SIZE, 0,
 	  OFF(twheel_config, flags),
-	  TWHEEL_CONFIG_MANUAL | TWHEEL_CONFIG_MAX_TIMERS,
+	  TWHEEL_CONFIG_MANUAL | TWHEEL_CONFIG_MAX_TIMERS | TWHEEL_CONFIG_TABLE,
 	  OFF(twheel_config, __reserved),
 	  NULL, config_fill, config_done, config_undone },
 	{ "ADVANCE", TWHEEL_IOC_ADVANCE, sizeof(struct twheel_advance), 1,
