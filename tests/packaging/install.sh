@@ -172,18 +172,25 @@ check_pkgconfig() {
 }
 
 # The installed shared library exports exactly the functions of
-# libtwheel.h, each under the version node LIBTWHEEL_0 (the linker
-# version script userspace/lib/libtwheel.map), and nothing else.
+# libtwheel.h (not its static inline helpers), each under its version
+# node of the linker version script userspace/lib/libtwheel.map
+# (LIBTWHEEL_0, LIBTWHEEL_0.4, ...), and nothing else.
 check_exports() {
-	local lib=$1 want got
-	want=$({ sed -n 's/^[a-z].*[ *]\(twheel_[a-z_]*\)(.*/\1@@LIBTWHEEL_0/p' \
-		"$top/userspace/lib/libtwheel.h"; echo LIBTWHEEL_0; } |
-		LC_ALL=C sort)
+	local lib=$1 want got funcs mapped
+	funcs=$(sed -n '/^static inline/d; s/^[a-z].*[ *]\(twheel_[a-z_]*\)(.*/\1/p' \
+		"$top/userspace/lib/libtwheel.h" | LC_ALL=C sort)
+	mapped=$(awk '/^[A-Z][A-Z0-9_.]* *\{/ { node = $1; print node }
+		/^[ \t]+twheel_[a-z_]*;/ { sub(/;/, "", $1); print $1 "@@" node }' \
+		"$top/userspace/lib/libtwheel.map" | LC_ALL=C sort)
+	diff <(printf '%s\n' "$funcs") \
+		<(printf '%s\n' "$mapped" | sed -n 's/@@.*//p') ||
+		{ echo "libtwheel.h (<) vs libtwheel.map (>)"; return 1; }
+	want=$mapped
 	got=$(nm -D --defined-only "$lib" | awk '{ print $NF }' | LC_ALL=C sort)
 	[ "$(printf '%s\n' "$want" | wc -l)" -gt 10 ] ||
 		{ echo "no functions found in libtwheel.h"; return 1; }
 	diff <(printf '%s\n' "$want") <(printf '%s\n' "$got") ||
-		{ echo "libtwheel.h (<) vs exported by $lib (>)"; return 1; }
+		{ echo "libtwheel.map (<) vs exported by $lib (>)"; return 1; }
 }
 
 # Nothing left but (empty) directories.

@@ -6,8 +6,10 @@
  * Each function is one system call on a struct zeroed and then filled
  * here. On failure it returns -1 with the errno the kernel set (nothing
  * is retried, translated or hidden); the only errnos made up here are
- * twheel_open()'s EPROTO for a module of another ABI version, and the
- * helpers' own: EINVAL (twheel_drain() of no records), ENOSPC (a full
+ * twheel_open()'s EPROTO for a module of another ABI version,
+ * twheel_table_map()'s ENODEV (mmap(2)'s, for an fd without a table)
+ * and ENOMEM (a table larger than the address space), and the helpers'
+ * own: EINVAL (twheel_drain() of no records), ENOSPC (a full
  * batch) and ECANCELED (an operation of a batch that was never done).
  *
  * The helpers at the end (twheel_drain(), twheel_batch_*(),
@@ -20,6 +22,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -352,4 +355,39 @@ int twheel_op_result(const struct twheel_op *op)
 	default:
 		return 0;
 	}
+}
+
+int twheel_table_map(int fd, struct twheel_table *t)
+{
+	struct twheel_info info;
+	void *p;
+
+	if (twheel_info(fd, &info) < 0)
+		return -1;
+	/* What mmap(2) of an fd without a table says, without trying it. */
+	if (!info.table_size) {
+		errno = ENODEV;
+		return -1;
+	}
+	if (info.table_size > SIZE_MAX) {
+		errno = ENOMEM;
+		return -1;
+	}
+	p = mmap(NULL, (size_t)info.table_size, PROT_READ | PROT_WRITE,
+		 MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	t->entries = p;
+	t->size = (size_t)info.table_size;
+	/* Fixed from now on: a mapped table fixes the configuration. */
+	t->tick_ns = info.tick_ns;
+	return 0;
+}
+
+int twheel_table_unmap(struct twheel_table *t)
+{
+	if (munmap((void *)t->entries, t->size) < 0)
+		return -1;
+	memset(t, 0, sizeof(*t));
+	return 0;
 }

@@ -46,7 +46,10 @@ int twheel_open(int flags);
 /* TWHEEL_IOC_INFO. Returns 0. */
 int twheel_info(int fd, struct twheel_info *info);
 
-/* TWHEEL_IOC_CONFIG: tick and manual clock, before the first timer. */
+/*
+ * TWHEEL_IOC_CONFIG, before the first timer: tick, manual clock, maximum
+ * of timers, shared timer table (@cfg->flags passed as given).
+ */
 int twheel_config(int fd, const struct twheel_config *cfg);
 
 /* TWHEEL_IOC_ADD; on success @req->id is the new timer's id. Returns 0. */
@@ -155,6 +158,100 @@ ssize_t twheel_batch_submit(int fd, struct twheel_batch *b);
  * modify or a cancel the state the timer was in (@op->result).
  */
 int twheel_op_result(const struct twheel_op *op);
+
+/*
+ * The shared timer table (TWHEEL_CONFIG_TABLE; see "The shared timer
+ * table" in <linux/twheel.h>): a timeout pushed back, or cancelled, by
+ * one store into memory shared with the kernel, with no system call.
+ *
+ * twheel_table_map() maps the table of @fd, an fd configured with
+ * TWHEEL_CONFIG_TABLE (twheel_config()), and fills *@t; @t is then all
+ * the inline helpers below need. twheel_table_unmap() unmaps it. Both
+ * return 0, or -1 with errno: the kernel's (INFO's, or mmap(2)'s), or
+ * ENODEV, made up here as mmap(2) would say it, when @fd has no table.
+ * Once mapped, the fd's configuration (tick included) is fixed.
+ */
+struct twheel_table {
+	volatile uint64_t *entries;	/* entries[TWHEEL_TABLE_INDEX(id)] */
+	size_t size;			/* bytes mapped: info.table_size */
+	uint64_t tick_ns;		/* the fd's tick */
+};
+
+int twheel_table_map(int fd, struct twheel_table *t);
+int twheel_table_unmap(struct twheel_table *t);
+
+/*
+ * The hot path, inline: each helper is one 64-bit store into the timer's
+ * entry, and no system call. The store is relaxed (__atomic_store_n,
+ * so that it is never torn, and no fence): the kernel reads an entry as
+ * a plain value once, when the timer's deadline tick comes due, and
+ * orders nothing else against it. A store it has not seen by then is
+ * simply too late: the timer expires at its old deadline, and the record
+ * says so (twheel_table_expired() is false for it).
+ *
+ * twheel_table_push(): timer @id's deadline is tick @tick (the time
+ * @tick * tick_ns on its clock, in the opener's time namespace), for a
+ * one-shot timer and a deadline later than the one it is placed for,
+ * within 2^31 ticks of the present tick (else TWHEEL_IOC_MODIFY).
+ * twheel_table_push_ns(): the same for the absolute time @deadline_ns,
+ * rounded up to a tick, so that the timer never expires before it.
+ * Returns the tick stored, for twheel_table_expired().
+ * twheel_table_cancel(): timer @id is cancelled, lazily: it ends with no
+ * record when its deadline tick comes due, and counts as a live timer
+ * until then.
+ */
+static inline int64_t twheel_table_tick(const struct twheel_table *t,
+					int64_t ns)
+{
+	int64_t d = ns / (int64_t)t->tick_ns;
+
+	/* Rounded up (division truncates towards 0). */
+	if (ns % (int64_t)t->tick_ns > 0)
+		d++;
+	return d;
+}
+
+static inline void twheel_table_store(const struct twheel_table *t,
+				      uint64_t id, uint64_t v)
+{
+	__atomic_store_n(&t->entries[TWHEEL_TABLE_INDEX(id)], v,
+			 __ATOMIC_RELAXED);
+}
+
+static inline void twheel_table_push(const struct twheel_table *t,
+				     uint64_t id, int64_t tick)
+{
+	twheel_table_store(t, id, TWHEEL_TABLE_DEADLINE(id, tick));
+}
+
+static inline int64_t twheel_table_push_ns(const struct twheel_table *t,
+					   uint64_t id, int64_t deadline_ns)
+{
+	int64_t tick = twheel_table_tick(t, deadline_ns);
+
+	twheel_table_push(t, id, tick);
+	return tick;
+}
+
+static inline void twheel_table_cancel(const struct twheel_table *t,
+				       uint64_t id)
+{
+	twheel_table_store(t, id, TWHEEL_TABLE_CANCELLED(id));
+}
+
+/*
+ * Is record @ev the expiry of deadline tick @tick, the last one stored
+ * for its timer (by a push, or by the kernel on add or modify: the tick
+ * of struct twheel_status.deadline_ns)? True when its time is at or
+ * after that deadline; false when a push came too late for the kernel to
+ * read (the one-shot timer ended with this record all the same).
+ */
+static inline int twheel_table_expired(const struct twheel_table *t,
+				       const struct twheel_event *ev,
+				       int64_t tick)
+{
+	return ev->time_ns >= tick * (int64_t)t->tick_ns;
+}
 
 #ifdef __cplusplus
 }
