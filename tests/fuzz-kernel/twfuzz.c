@@ -88,13 +88,13 @@ typedef __s64 s64;
 enum kind {
 	K_INFO, K_ADD, K_CANCEL, K_MODIFY, K_QUERY, K_LIST, K_SUBMIT,
 	K_CONFIG, K_ADVANCE, K_READ, K_POLL, K_EPOLL, K_BADCMD, K_SIZES,
-	K_OPEN, K_CLOSE, K_DUP, K_FORK, K_WAKE, K_NKINDS
+	K_OPEN, K_CLOSE, K_DUP, K_FORK, K_WAKE, K_TABLE, K_NKINDS
 };
 
 static const char *const kind_name[K_NKINDS] = {
 	"info", "add", "cancel", "modify", "query", "list", "submit",
 	"config", "advance", "read", "poll", "epoll", "badcmd", "sizes",
-	"open", "close", "dup", "fork", "wake",
+	"open", "close", "dup", "fork", "wake", "table",
 };
 
 enum vkind { V_EARLY, V_LOST, V_DUP, V_ORACLE, V_ERRNO };
@@ -110,6 +110,7 @@ struct stats {
 	u64 real_created, real_records;	/* of those, on real clocks */
 	u64 early, lost, dup, oracle, errno_bad;
 	u64 chaos_records, chaos_created;
+	u64 table_maps, table_stores;	/* chaos: tables mapped, stored */
 	u64 done;		/* the process finished its run */
 };
 
@@ -1307,6 +1308,7 @@ static void check_info(struct th *th, struct sfd *f,
 	}
 	if (in->tick_ns != f->tick || in->max_timers != f->max_timers ||
 	    in->config_flags != (f->manual ? TWHEEL_CONFIG_MANUAL : 0U) ||
+	    in->table_size || in->cancelled ||
 	    in->timers != (u64)f->n) {
 		violation(th, f, V_ORACLE, "%s: tick %llu max %llu"
 			  " flags %u timers %llu; the shadow: %llu"
@@ -2325,7 +2327,8 @@ static void s_config(struct th *th, struct sfd *f)
 		break;
 	case 1:
 		c.flags |= unknown_bits(th, TWHEEL_CONFIG_MANUAL |
-					 TWHEEL_CONFIG_MAX_TIMERS);
+					 TWHEEL_CONFIG_MAX_TIMERS |
+					 TWHEEL_CONFIG_TABLE);
 		invalid = true;
 		break;
 	case 2:
@@ -2425,7 +2428,7 @@ static void s_sizes(struct th *th, struct sfd *f)
 		struct twheel_info *in = (struct twheel_info *)b;
 
 		size = chance(th, 30) ? rnd(th, 40) :
-			chance(th, 50) ? 40 + 8 * rnd(th, 7) :
+			chance(th, 50) ? 40 + 8 * rnd(th, 9) :
 			sizeof(*in) + 8 * rnd(th, 64);
 		memset(b, 0xAA, 2048);
 		AROUND(f, t, r = xioctl(f->fd, IOC(_IOC_READ, 0, size), b));
@@ -3214,7 +3217,8 @@ static void chaos_fill(struct th *th, unsigned int nr, unsigned char *b,
 
 		c->tick_ns = chance(th, 80) ? TWHEEL_MIN_TICK_NS +
 			rnd(th, 10 * MS) : rnd64(th);
-		c->flags = rnd(th, 2) | (chance(th, 5) ? unknown_bits(th, 1) : 0);
+		c->flags = rnd(th, 2) | (chance(th, 5) ? unknown_bits(th, 1) : 0) |
+			   (chance(th, 10) ? TWHEEL_CONFIG_TABLE : 0);
 		c->__reserved = chance(th, 5);
 		break;
 	}
@@ -3323,7 +3327,12 @@ static void chaos_ioctl(struct th *th, int fd)
 		if (in->version != TWHEEL_ABI_VERSION || in->event_size != EV ||
 		    in->queued > in->timers || in->timers > in->max_timers ||
 		    in->tick_ns < TWHEEL_MIN_TICK_NS ||
-		    in->tick_ns > TWHEEL_MAX_TICK_NS || in->config_flags > 1)
+		    in->tick_ns > TWHEEL_MAX_TICK_NS ||
+		    in->config_flags & ~(TWHEEL_CONFIG_MANUAL |
+					 TWHEEL_CONFIG_TABLE) ||
+		    (size >= sizeof(*in) &&
+		     !(in->config_flags & TWHEEL_CONFIG_TABLE) !=
+		     !in->table_size))
 			violation(th, NULL, V_ORACLE, "INFO (chaos): version %u"
 				  " timers %llu queued %llu max %"
 				  "llu tick %llu", in->version,
@@ -3494,11 +3503,146 @@ static void chaos_open(struct th *th)
 			.flags = rnd(th, 2),
 		};
 
+		/* A shared timer table, often with a small maximum. */
+		if (chance(th, 40)) {
+			c.flags |= TWHEEL_CONFIG_TABLE;
+			if (chance(th, 70)) {
+				c.flags |= TWHEEL_CONFIG_MAX_TIMERS;
+				c.max_timers = 1 + rnd(th, 3000);
+			}
+		}
+
 		if (xioctl(fd, TWHEEL_IOC_CONFIG, &c))
 			bad_errno(th, NULL, "CONFIG of a new fd (chaos)", -1,
 				  errno, "success");
 	}
 	tab_put(th, fd);
+}
+
+/*
+ * The shared timer table of a chaos fd, through a private dup (nobody
+ * else closes or replaces it): wrong mappings are refused with their
+ * errno; a right one is stored into with any value, a timer's own
+ * deadlines and cancels included (they must all be harmless), in the
+ * entries up to one of an id just added (backed: slots are taken in
+ * order, pages never given back), while other threads use the fd.
+ */
+static void chaos_table(struct th *th, int fd)
+{
+	size_t pg = g_pg, len;
+	struct twheel_info in;
+	struct twheel_add a;
+	u64 *t, i, n, id;
+	int d, prot, flags, e;
+	off_t off = 0;
+	void *m;
+
+	ST_INC(th, ops[K_TABLE]);
+	d = dup(fd);
+	if (d < 0)
+		return;
+	memset(&a, 0, sizeof(a));
+	a.cookie = rnd64(th);
+	a.clock = valid_clock(th);
+	a.expires_ns = chance(th, 50) ? (s64)rnd(th, 50 * MS) :
+		       (s64)rnd(th, 3600) * 1000000000LL;
+	a.period_ns = chance(th, 10) ? MS * (1 + rnd(th, 20)) : 0;
+	id = xioctl(d, TWHEEL_IOC_ADD, &a) ? 0 : a.id;
+	/* After a timer was added, the configuration is fixed. */
+	memset(&in, 0, sizeof(in));
+	if (xioctl(d, TWHEEL_IOC_INFO, &in))
+		goto out;
+	len = in.table_size ? (1 + rnd(th, in.table_size / pg)) * pg : pg;
+	prot = PROT_READ | PROT_WRITE;
+	flags = MAP_SHARED;
+	switch (chance(th, 20) ? rnd(th, 4) : 4) {
+	case 0:
+		flags = MAP_PRIVATE;
+		break;
+	case 1:
+		prot |= PROT_EXEC;
+		break;
+	case 2:
+		off = (off_t)pg * (1 + rnd(th, 4));
+		break;
+	case 3:
+		len = in.table_size + pg;
+		break;
+	}
+	m = mmap(NULL, len, prot, flags, d, off);
+	e = errno;
+	tlog(th, "table fd %d size %llu len %zu prot %#x flags %#x off %lld "
+	     "-> %p %d", d, in.table_size, len, prot, flags, (long long)off,
+	     m, e);
+	if (m == MAP_FAILED) {
+		/*
+		 * ENODEV: no table (the fd may have been configured by
+		 * another thread's chaos since INFO); EPERM for PROT_EXEC;
+		 * EINVAL for the rest; ENOMEM, EAGAIN from the VM.
+		 */
+		if (e != ENODEV && e != EINVAL && e != EPERM && e != ENOMEM &&
+		    e != EAGAIN)
+			bad_errno(th, NULL, "mmap of the table (chaos)", -1, e,
+				  "ENODEV, EINVAL, EPERM");
+		else if (id && in.table_size && flags == MAP_SHARED && !off &&
+			 !(prot & PROT_EXEC) && len <= in.table_size &&
+			 e != ENOMEM && e != EAGAIN)
+			bad_errno(th, NULL, "mmap of the table (chaos)", -1, e,
+				  "success");
+		goto out;
+	}
+	if (id && (!in.table_size || flags != MAP_SHARED || off ||
+		   (prot & PROT_EXEC) || len > in.table_size))
+		violation(th, NULL, V_ORACLE, "mmap of the table (chaos): "
+			  "size %llu len %zu prot %#x flags %#x off %lld "
+			  "accepted", in.table_size, len, prot, flags,
+			  (long long)off);
+	t = m;
+	ST_INC(th, table_maps);
+	if (id) {
+		n = TWHEEL_TABLE_INDEX(id) + 1;
+		if (n > len / sizeof(u64))
+			n = len / sizeof(u64);
+		for (i = 0; i < 1 + rnd(th, 64); i++) {
+			u64 k = rnd(th, n), v;
+
+			switch (rnd(th, 6)) {
+			case 0:
+				v = rnd64(th);
+				break;
+			case 1:
+				v = TWHEEL_TABLE_CANCELLED(id);
+				k = TWHEEL_TABLE_INDEX(id);
+				break;
+			case 2:
+				v = TWHEEL_TABLE_DEADLINE(id, t[k] +
+							   rnd(th, 100));
+				k = TWHEEL_TABLE_INDEX(id);
+				break;
+			case 3:		/* another timer's deadline, later */
+				v = t[k] + rnd(th, 1000);
+				break;
+			case 4:
+				v = t[k] | TWHEEL_TABLE_CANCEL;
+				break;
+			default:
+				v = t[k] ^ (1ULL << rnd(th, 64));
+				break;
+			}
+			__atomic_store_n(&t[k], v, __ATOMIC_RELAXED);
+			ST_INC(th, table_stores);
+		}
+	}
+	if (chance(th, 30)) {
+		/* A mapping outlives the fd and the dup. */
+		close(d);
+		d = -1;
+		usleep(rnd(th, 2000));
+	}
+	munmap(m, len);
+out:
+	if (d >= 0)
+		close(d);
 }
 
 static void chaos_step(struct th *th, bool child);
@@ -3565,6 +3709,9 @@ static void chaos_step(struct th *th, bool child)
 		}
 	} else if (r < 82 && !child) {
 		chaos_fork(th);
+	} else if (r < 100) {
+		if (fd >= 0)
+			chaos_table(th, fd);
 	} else if (r < 620) {
 		if (fd >= 0)
 			chaos_ioctl(th, fd);
@@ -3876,8 +4023,9 @@ int main(int argc, char **argv)
 	    sum.real_created, sum.records, sum.real_records,
 	    sum.periodic_records, sum.ended_read, sum.ended_cancel,
 	    sum.ended_close);
-	out("# chaos: timers created %llu, records read %llu\n",
-	    sum.chaos_created, sum.chaos_records);
+	out("# chaos: timers created %llu, records read %llu; tables mapped "
+	    "%llu, entries stored %llu\n", sum.chaos_created,
+	    sum.chaos_records, sum.table_maps, sum.table_stores);
 	out("# early %llu lost %llu duplicate %llu"
 	    " oracle violations %llu errno violations %llu\n",
 	    sum.early, sum.lost, sum.dup, sum.oracle, sum.errno_bad);
