@@ -4,18 +4,26 @@
  * separate process and drives it with 24 client threads, as a user would:
  * 8 "idle" clients send a little and go quiet, 8 "active" ones send every
  * timeout/8 for 3 s and then go quiet, 8 "quitters" close first; idle
- * timeout 400 ms. It checks, with CLOCK_MONOTONIC, that:
+ * timeout 400 ms. Once per way the server keeps its timeouts (--timers
+ * modify: one MODIFY per activity; batch: the MODIFYs of a turn of its
+ * loop in one SUBMIT; table: a store into the shared timer table, no
+ * system call), it checks, with CLOCK_MONOTONIC, that:
  *   - no connection is closed before the idle timeout has passed since its
  *     last activity, seen from the server (its log: idle time and the
  *     record's time) and from the client (its longest pause);
  *   - every quiet client is closed, exactly once and within 30 s; no
- *     record arrives for a closed connection;
+ *     record arrives for a closed connection (table: but one queued before
+ *     its cancel was stored, which the server ignores);
  *   - active clients are kept while they send;
  *   - every connection ends one way (idle close XOR client close);
- *   - each activity the server logs costs exactly one timer ioctl, and each
- *     connection one ADD and one CANCEL (counted by twheel's trace events,
- *     where the kernel has tracefs; the server is the only twheel user while
- *     the case runs).
+ *   - the timer system calls the server made (it counts them, and
+ *     twheel's trace events count the operations, where the kernel has
+ *     tracefs; the server is the only twheel user while the case runs):
+ *     modify: exactly one MODIFY per activity; batch: at most one SUBMIT
+ *     per activity; table: none per activity (no MODIFY, no SUBMIT, an ADD
+ *     per connection and per push that came too late); one ADD per
+ *     connection, and with MODIFY one CANCEL.
+ * The last case prints the three: timer system calls per activity.
  * Only lower bounds are asserted on time: a slow machine delays closes, it
  * never makes them early.
  */
@@ -34,6 +42,7 @@
 
 #define SERVER		"/usr/bin/twheel-echo-server"
 #define SERVER_OUT	"/tmp/echo-server.out"
+#define RATIO_FILE	"/tmp/echo-per-activity-%s"
 #define TRACEFS		"/sys/kernel/tracing"
 #define N_IDLE		8
 #define N_ACTIVE	8
@@ -290,9 +299,14 @@ static void trace_count(long *adds, long *modifies, long *cancels)
 /* What the server logged, one counter per kind of line. */
 struct server_log {
 	long accepted, echoed, idle_closed, client_closed, early, twice;
-	long errors, first_port;
+	long errors, first_port, late_cancel, readded;
 	unsigned int closes[N_CLIENTS];
 	double late_max;
+	/* Its last line: the timer system calls it made. */
+	bool summary;
+	char mode[16];
+	long conns, add, modify, cancel, submit, readd, activities;
+	double per_activity;
 };
 
 /* Parse the server's output so far; @show: repeat it as diagnostics. */
@@ -329,6 +343,15 @@ static void read_server_log(struct server_log *l, bool show)
 				l->late_max = idle - TIMEOUT_MS;
 			if (idx < N_CLIENTS && ++l->closes[idx] > 1)
 				l->twice++;
+		} else if (sscanf(line, "timer syscalls: mode=%15s connections=%ld add=%ld modify=%ld cancel=%ld submit=%ld readd=%ld activities=%ld per_activity=%lf",
+				  l->mode, &l->conns, &l->add, &l->modify,
+				  &l->cancel, &l->submit, &l->readd,
+				  &l->activities, &l->per_activity) == 9) {
+			l->summary = true;
+		} else if (strstr(line, ": record queued before its cancel was stored, ignored")) {
+			l->late_cancel++;
+		} else if (strstr(line, " before the deadline stored, timer added again")) {
+			l->readded++;
 		} else if (sscanf(line, "conn %zu: closed by the client", &idx) == 1) {
 			l->client_closed++;
 			if (idx < N_CLIENTS && ++l->closes[idx] > 1)
@@ -360,7 +383,7 @@ static uint16_t server_port(pid_t pid)
 	twt_fail(__FILE__, __LINE__, "the server printed no port in 10 s");
 }
 
-static void idle_timeouts(void)
+static void idle_timeouts(const char *mode)
 {
 	struct client cl[N_CLIENTS];
 	pthread_t th[N_CLIENTS];
@@ -392,7 +415,7 @@ static void idle_timeouts(void)
 		dup2(out, 1);
 		dup2(out, 2);
 		execl(SERVER, SERVER, "--port", "0", "--timeout",
-		      XSTR(TIMEOUT_MS), (char *)NULL);
+		      XSTR(TIMEOUT_MS), "--timers", mode, (char *)NULL);
 		_exit(127);
 	}
 	close(out);
@@ -438,27 +461,34 @@ static void idle_timeouts(void)
 		    (c->while_active || c->kind == QUIT))
 			stalled++;
 	}
-	printf("# idle timeout %d ms, active clients send every %.0f ms for %.1f s\n",
-	       TIMEOUT_MS, INTERVAL_NS / 1e6, ACTIVE_NS / 1e9);
+	printf("# --timers %s: idle timeout %d ms, active clients send every %.0f ms for %.1f s\n",
+	       mode, TIMEOUT_MS, INTERVAL_NS / 1e6, ACTIVE_NS / 1e9);
 	printf("# connections=%ld (%d idle, %d active, %d closing themselves)\n",
 	       l.accepted, N_IDLE, N_ACTIVE, N_QUIT);
 	printf("# idle_closed=%ld client_closed=%ld active_kept=%u stalled=%u (allowed)\n",
 	       l.idle_closed, l.client_closed, active_kept, stalled);
-	printf("# early=%ld twice=%ld not_closed=%u failed=%u\n",
-	       l.early + early_client, l.twice, not_closed, failed);
-	printf("# activities=%ld; trace: %s add=%ld modify=%ld cancel=%ld\n",
-	       l.echoed, traced ? "on" : "off (no tracefs)", adds, modifies,
-	       cancels);
+	printf("# early=%ld twice=%ld not_closed=%u failed=%u late_cancel=%ld (allowed: table)\n",
+	       l.early + early_client, l.twice, not_closed, failed,
+	       l.late_cancel);
+	printf("# activities=%ld; the server's timer syscalls: add=%ld modify=%ld cancel=%ld submit=%ld (readd=%ld); per activity %.3f\n",
+	       l.echoed, l.add, l.modify, l.cancel, l.submit, l.readd,
+	       l.per_activity);
+	printf("# trace: %s add=%ld modify=%ld cancel=%ld\n",
+	       traced ? "on" : "off (no tracefs)", adds, modifies, cancels);
 	printf("# idle close after the deadline: max %.3f ms (not asserted)\n",
 	       l.late_max);
 
-	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+	/* SIGTERM: it reports its timer system calls and exits 0. */
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK(l.summary);
+	CHECK(!strcmp(l.mode, mode));
 	CHECK_EQ(l.errors, 0);
 	CHECK_EQ(l.early + early_client, 0);
 	CHECK_EQ(l.twice, 0);
 	CHECK_EQ(not_closed, 0);
 	CHECK_EQ(failed, 0);
 	CHECK_EQ(l.accepted, N_CLIENTS);
+	CHECK_EQ(l.conns, N_CLIENTS);
 	/* Every connection ended one way: closed idle, or by the client. */
 	CHECK_EQ(l.idle_closed + l.client_closed, l.accepted);
 	/* Each server close seen by exactly one client, and vice versa. */
@@ -469,12 +499,84 @@ static void idle_timeouts(void)
 	 */
 	CHECK(active_kept > 0);
 	CHECK(l.echoed > 0);
+	CHECK_EQ(l.activities, l.echoed);
+	/* One ADD per connection, and one per push that came too late. */
+	CHECK_EQ(l.readd, l.readded);
+	CHECK_EQ(l.add, l.accepted + l.readd);
+	if (!strcmp(mode, "table")) {
+		/* No timer system call per activity, none to close. */
+		CHECK_EQ(l.modify, 0);
+		CHECK_EQ(l.submit, 0);
+		CHECK_EQ(l.cancel, 0);
+	} else {
+		CHECK_EQ(l.readd, 0);
+		CHECK_EQ(l.late_cancel, 0);
+		CHECK_EQ(l.cancel, l.accepted);
+	}
+	if (!strcmp(mode, "modify")) {
+		/* One MODIFY per activity. */
+		CHECK_EQ(l.modify, l.activities);
+		CHECK_EQ(l.submit, 0);
+	}
+	if (!strcmp(mode, "batch")) {
+		/* At most one SUBMIT per activity, no MODIFY alone. */
+		CHECK_EQ(l.modify, 0);
+		CHECK(l.submit > 0 && l.submit <= l.activities);
+	}
 	if (traced) {
-		/* One timer ioctl per activity; one ADD, one CANCEL per connection. */
-		CHECK_EQ(modifies, l.echoed);
-		CHECK_EQ(adds, l.accepted);
-		CHECK_EQ(cancels, l.accepted);
+		/* The kernel's count of the operations agrees. */
+		CHECK_EQ(adds, l.add);
+		if (!strcmp(mode, "table")) {
+			CHECK_EQ(modifies, 0);
+		} else {
+			CHECK_EQ(modifies, l.echoed);
+			CHECK_EQ(cancels, l.accepted);
+		}
+	}
+	{
+		char path[64];
+		FILE *f;
+
+		snprintf(path, sizeof(path), RATIO_FILE, mode);
+		f = fopen(path, "w");
+		CHECK(f);
+		fprintf(f, "%.3f\n", l.per_activity);
+		fclose(f);
 	}
 }
 
-TWT_MAIN("echo", TWT_CASE_T(idle_timeouts, 180))
+static void modify(void)
+{
+	idle_timeouts("modify");
+}
+
+static void batch(void)
+{
+	idle_timeouts("batch");
+}
+
+/* Last: the three side by side, as the earlier cases left them. */
+static void table(void)
+{
+	static const char *const modes[] = { "modify", "batch", "table" };
+	char path[64], buf[32];
+	unsigned int i;
+
+	idle_timeouts("table");
+	printf("# timer system calls per activity:");
+	for (i = 0; i < 3; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), RATIO_FILE, modes[i]);
+		f = fopen(path, "r");
+		if (!f || !fgets(buf, sizeof(buf), f))
+			strcpy(buf, "- (case failed)\n");
+		if (f)
+			fclose(f);
+		buf[strcspn(buf, "\n")] = 0;
+		printf(" %s %s%s", modes[i], buf, i < 2 ? "," : "\n");
+	}
+}
+
+TWT_MAIN("echo", TWT_CASE_T(modify, 180), TWT_CASE_T(batch, 180),
+	 TWT_CASE_T(table, 180))

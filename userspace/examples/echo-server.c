@@ -3,29 +3,52 @@
  * twheel-echo-server - an epoll TCP echo server on 127.0.0.1 whose
  * per-connection idle timeouts all live in ONE /dev/twheel fd.
  *
- * The timer path, which is the point of the example:
+ * The timer path, which is the point of the example, three ways
+ * (--timers):
  *
- *   accept        TWHEEL_IOC_ADD: a timer with the idle timeout as its
- *                 first deadline and as its period, cookie = the
- *                 connection's index. It lives as long as the connection
- *                 and its id never changes (periodic, so that it still
- *                 exists when an expiry turns out to be activity, below).
- *   data          TWHEEL_IOC_MODIFY of that timer: the deadline moves to
- *                 "timeout from now". One ioctl per activity; if the
- *                 timer had just expired, its unread record is retracted.
- *   expiry        the twheel fd is in the same epoll set as the sockets;
- *                 a record names the connection (cookie): unless input
- *                 arrived that the loop has not read yet (then it is
- *                 activity after all), the connection is closed and its
- *                 timer cancelled.
+ * table (the default; TWHEEL_CONFIG_TABLE, libtwheel's twheel_table_*())
+ *   accept        TWHEEL_IOC_ADD of a one-shot timer at "timeout from
+ *                 now" (rounded up to a tick), cookie = the connection's
+ *                 index.
+ *   data          twheel_table_push_ns(): the deadline moves to "timeout
+ *                 from now" by one store into the mapped table. No system
+ *                 call: the kernel reads the entry when the old deadline
+ *                 comes due and places the timer again, with no record.
+ *   expiry        a record names the connection (cookie); if its time is
+ *                 at or after the last deadline stored
+ *                 (twheel_table_expired()), the connection was idle for
+ *                 the timeout: it is closed (the timer ended with its
+ *                 record). Otherwise the push came too late for the kernel
+ *                 (or input is waiting): activity after all, and a new
+ *                 timer is added, the only timer call not made at accept.
+ *   client close  twheel_table_cancel(): one store; the timer ends, with
+ *                 no record, when its deadline comes due. A record queued
+ *                 before that store is read and ignored.
+ *
+ * modify (one ioctl per activity)
+ *   accept        TWHEEL_IOC_ADD of a timer with the timeout as first
+ *                 deadline and period (periodic, so that it still exists
+ *                 when an expiry turns out to be activity, below).
+ *   data          TWHEEL_IOC_MODIFY: the deadline moves to "timeout from
+ *                 now"; a record of it not yet read is retracted.
+ *   expiry        unless input arrived that the loop has not read yet
+ *                 (then it is activity after all), the connection is
+ *                 closed and its timer cancelled.
  *   client close  TWHEEL_IOC_CANCEL of its timer.
  *
- * Usage: twheel-echo-server [--port N] [--timeout MS] [--quiet]
+ * batch: as modify, but the MODIFYs of one turn of the event loop go in
+ *   one TWHEEL_IOC_SUBMIT (submitted before any other timer call and
+ *   before the records are read, so that the order is kept).
+ *
+ * Usage: twheel-echo-server [--port N] [--timeout MS] [--timers MODE]
+ *                           [--quiet]
  * It prints one line per event (accepted, echoed, closed); --port 0
- * takes any free port, printed on the first line.
- * tests/integration/echo.c runs it with clients and checks that no
- * connection is closed before its idle timeout, none twice, every idle one
- * closed, and one timer ioctl per activity.
+ * takes any free port, printed on the first line. On SIGTERM or SIGINT it
+ * prints the timer system calls it made, per activity, and exits 0.
+ * tests/integration/echo.c runs it with clients, in the three modes, and
+ * checks that no connection is closed before its idle timeout, none
+ * twice, every idle one closed, and the timer system calls per activity:
+ * 0 with the table, 1 with MODIFY, fewer batched.
  */
 #define _GNU_SOURCE		/* accept4 */
 #include <err.h>
@@ -39,6 +62,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -50,10 +74,15 @@
 #define EP_LISTEN	UINT64_MAX
 #define EP_TIMERS	(UINT64_MAX - 1)
 
+enum timers { TABLE, MODIFY, BATCH };
+static const char *const timers_name[] = { "table", "modify", "batch" };
+
 struct conn {
 	int fd;			/* -1 once closed */
 	uint64_t timer;		/* its twheel timer's id */
-	int64_t last_ns;	/* last activity, for the log only */
+	int64_t last_ns;	/* last activity */
+	int64_t tick;		/* table: the deadline tick last stored */
+	int64_t closed_ns;	/* table: when its cancel was stored */
 };
 
 static int ep, lfd, tw;
@@ -61,6 +90,20 @@ static int64_t timeout_ns;
 static bool verbose = true;
 static struct conn *conns;
 static size_t nconns, cap;
+static enum timers mode = TABLE;
+static struct twheel_table table;
+
+/* batch: the MODIFYs of this turn of the loop. */
+#define BATCH_MAX	TWHEEL_MAX_BATCH
+static struct twheel_op batch_ops[BATCH_MAX];
+static struct twheel_batch batch;
+
+/* The timer system calls made, and the activities they were made for. */
+static struct {
+	long add, modify, cancel, submit, readd, activities;
+} calls;
+
+static volatile sig_atomic_t stop;
 
 static int64_t now_ns(void)
 {
@@ -72,8 +115,33 @@ static int64_t now_ns(void)
 
 /* ---- the timer path: every twheel call of the server is one of these */
 
-/* A new connection's timer: first deadline and period, the timeout. */
-static uint64_t timer_add(uint64_t idx)
+/* batch: submit the MODIFYs gathered, in one system call. */
+static void batch_flush(void)
+{
+	ssize_t done;
+
+	if (mode != BATCH || !batch.nr)
+		return;
+	calls.submit++;
+	done = twheel_batch_submit(tw, &batch);
+	if (done < 0)
+		err(1, "TWHEEL_IOC_SUBMIT");
+	for (size_t i = 0; i < (size_t)done; i++) {
+		if (twheel_op_result(&batch.ops[i]) < 0)
+			err(1, "MODIFY of timer %" PRIu64,
+			    (uint64_t)batch.ops[i].id);
+	}
+	if ((size_t)done < batch.nr)
+		errx(1, "TWHEEL_IOC_SUBMIT did %zd of %zu", done, batch.nr);
+	twheel_batch_init(&batch, batch_ops, BATCH_MAX);
+}
+
+/*
+ * A new timer for connection @idx: table, a one-shot timer at "timeout
+ * from now" rounded up to a tick; else timeout as first deadline and
+ * period.
+ */
+static void timer_add(struct conn *c, uint64_t idx)
 {
 	struct twheel_add a = {
 		.cookie = idx,
@@ -82,9 +150,17 @@ static uint64_t timer_add(uint64_t idx)
 		.clock = CLOCK_MONOTONIC,
 	};
 
+	batch_flush();
+	if (mode == TABLE) {
+		c->tick = twheel_table_tick(&table, c->last_ns + timeout_ns);
+		a.expires_ns = c->tick * (int64_t)table.tick_ns;
+		a.period_ns = 0;
+		a.flags = TWHEEL_ABSTIME;
+	}
+	calls.add++;
 	if (twheel_add(tw, &a) < 0)
 		err(1, "TWHEEL_IOC_ADD");
-	return a.id;
+	c->timer = a.id;
 }
 
 /* Activity on @c: its deadline becomes "timeout from now". */
@@ -97,22 +173,49 @@ static void timer_touch(struct conn *c)
 	};
 
 	c->last_ns = now_ns();
-	if (twheel_modify(tw, &m) < 0)
-		err(1, "TWHEEL_IOC_MODIFY of timer %" PRIu64, c->timer);
+	calls.activities++;
+	switch (mode) {
+	case TABLE:
+		/* One store, no system call. */
+		c->tick = twheel_table_push_ns(&table, c->timer,
+					       c->last_ns + timeout_ns);
+		break;
+	case MODIFY:
+		calls.modify++;
+		if (twheel_modify(tw, &m) < 0)
+			err(1, "TWHEEL_IOC_MODIFY of timer %" PRIu64,
+			    c->timer);
+		break;
+	case BATCH:
+		if (batch.nr == BATCH_MAX)
+			batch_flush();
+		twheel_batch_modify(&batch, &m);
+		break;
+	}
 }
 
 /* The connection ends: so does its timer (an unread record too). */
 static void timer_cancel(struct conn *c)
 {
+	if (mode == TABLE) {
+		/* One store; a record queued before it is ignored. */
+		twheel_table_cancel(&table, c->timer);
+		c->closed_ns = now_ns();
+		return;
+	}
+	batch_flush();
+	calls.cancel++;
 	if (twheel_cancel(tw, c->timer) < 0)
 		err(1, "TWHEEL_IOC_CANCEL of timer %" PRIu64, c->timer);
 }
 
 /* ---- connections */
 
-static void conn_close(struct conn *c)
+/* @idle: closed for its expiry (table: the timer ended with its record). */
+static void conn_close(struct conn *c, bool idle)
 {
-	timer_cancel(c);
+	if (!(idle && mode == TABLE))
+		timer_cancel(c);
 	close(c->fd);		/* also leaves the epoll set */
 	c->fd = -1;
 }
@@ -140,7 +243,7 @@ static void on_accept(void)
 		c = &conns[nconns];
 		c->fd = fd;
 		c->last_ns = now_ns();
-		c->timer = timer_add(nconns);
+		timer_add(c, nconns);
 		struct epoll_event ev = { .events = EPOLLIN,
 					  .data.u64 = nconns };
 		if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0)
@@ -153,7 +256,8 @@ static void on_accept(void)
 }
 
 /*
- * Input on connection @idx: echo all of it, then one MODIFY for the lot.
+ * Input on connection @idx: echo all of it, then push the timeout back
+ * once for the lot.
  * The peer closed (or reset): close, which cancels the timer.
  */
 static void on_input(size_t idx)
@@ -176,7 +280,7 @@ static void on_input(size_t idx)
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			break;
 		/* End of input or an error: the client is gone. */
-		conn_close(c);
+		conn_close(c, false);
 		if (verbose)
 			printf("conn %zu: closed by the client\n", idx);
 		return;
@@ -184,31 +288,64 @@ static void on_input(size_t idx)
 	if (got) {
 		timer_touch(c);
 		if (verbose)
-			printf("conn %zu: echoed %zu bytes, timer re-armed\n",
-			       idx, got);
+			printf("conn %zu: echoed %zu bytes, %s\n", idx, got,
+			       mode == TABLE ? "deadline stored" :
+			       mode == MODIFY ? "timer re-armed" :
+			       "re-arm batched");
 	}
+}
+
+/* Input waiting that the loop has not read yet? */
+static bool input_waiting(struct conn *c)
+{
+	char b;
+
+	return recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) >= 0 ||
+	       (errno != EAGAIN && errno != EWOULDBLOCK);
 }
 
 /* A timer expired: the connection it names was idle for the timeout. */
 static void on_expiry(const struct twheel_event *ev)
 {
 	uint64_t idx = ev->cookie;
-	struct conn *c;
-	char b;
+	struct conn *c = idx < nconns ? &conns[idx] : NULL;
 
+	if (c && c->fd < 0 && c->timer == ev->id && mode == TABLE &&
+	    ev->time_ns <= c->closed_ns) {
+		/* Queued before the cancel was stored: too late for it. */
+		if (verbose)
+			printf("conn %" PRIu64 ": record queued before its cancel was stored, ignored\n",
+			       idx);
+		return;
+	}
 	/* Cancel retracts unread records: a closed connection has none. */
-	if (idx >= nconns || conns[idx].fd < 0 || conns[idx].timer != ev->id) {
+	if (!c || c->fd < 0 || c->timer != ev->id) {
 		printf("error: record for timer %" PRIu64 " cookie %" PRIu64
 		       " of no open connection\n", (uint64_t)ev->id, idx);
 		return;
 	}
-	c = &conns[idx];
+	if (mode == TABLE &&
+	    (!twheel_table_expired(&table, ev, c->tick) || input_waiting(c))) {
+		/*
+		 * The last push came after the kernel read the entry, or
+		 * input is waiting: activity, not idleness. The one-shot
+		 * timer ended with this record: a new one.
+		 */
+		calls.readd++;
+		timer_add(c, idx);
+		if (verbose)
+			printf("conn %" PRIu64 ": record at %.3f ms before the deadline stored, timer added again\n",
+			       idx, (c->tick * (int64_t)table.tick_ns -
+				     ev->time_ns) / 1e6);
+		on_input(idx);
+		return;
+	}
 	/*
-	 * Input that arrived after this loop last looked is activity from
-	 * before the close: read it (its MODIFY re-arms the same timer).
+	 * modify, batch: input that arrived after this loop last looked is
+	 * activity from before the close: read it (its MODIFY re-arms the
+	 * same timer).
 	 */
-	if (recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) >= 0 ||
-	    (errno != EAGAIN && errno != EWOULDBLOCK)) {
+	if (mode != TABLE && input_waiting(c)) {
 		on_input(idx);
 		return;
 	}
@@ -216,7 +353,7 @@ static void on_expiry(const struct twheel_event *ev)
 		printf("conn %" PRIu64 ": idle %.3f ms (record at %.3f ms), closed\n",
 		       idx, (now_ns() - c->last_ns) / 1e6,
 		       (ev->time_ns - c->last_ns) / 1e6);
-	conn_close(c);		/* periodic: it would fire again */
+	conn_close(c, true);	/* modify, batch: periodic, it would fire again */
 }
 
 static void on_timers(void)
@@ -240,14 +377,20 @@ static void on_timers(void)
 
 /*
  * The event loop. Sockets first, then the timer records, so input that
- * arrived together with an expiry counts as activity.
+ * arrived together with an expiry counts as activity. SIGTERM and SIGINT
+ * are taken only while waiting; the loop then ends.
  */
 static void serve(void)
 {
-	for (;;) {
+	sigset_t waiting;
+
+	sigprocmask(SIG_SETMASK, NULL, &waiting);
+	sigdelset(&waiting, SIGTERM);
+	sigdelset(&waiting, SIGINT);
+	while (!stop) {
 		struct epoll_event evs[64];
 		bool timers = false;
-		int n = epoll_wait(ep, evs, 64, -1);
+		int n = epoll_pwait(ep, evs, 64, -1, &waiting);
 
 		if (n < 0 && errno != EINTR)
 			err(1, "epoll_wait");
@@ -261,9 +404,49 @@ static void serve(void)
 			else if (conns[d].fd >= 0)
 				on_input(d);
 		}
-		if (timers)
+		if (timers) {
+			batch_flush();
 			on_timers();
+		}
+		batch_flush();
 	}
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* What the timer path cost: system calls per activity. */
+static void report(void)
+{
+	long per = calls.modify + calls.submit + calls.readd;
+
+	printf("timer syscalls: mode=%s connections=%zu add=%ld modify=%ld cancel=%ld submit=%ld readd=%ld activities=%ld per_activity=%.3f\n",
+	       timers_name[mode], nconns, calls.add, calls.modify,
+	       calls.cancel, calls.submit, calls.readd, calls.activities,
+	       calls.activities ? (double)per / calls.activities : 0.0);
+}
+
+/* table: a shared timer table, mapped; false when the module has none. */
+static bool table_setup(void)
+{
+	struct twheel_config cfg = {
+		.tick_ns = TWHEEL_DEFAULT_TICK_NS,
+		.flags = TWHEEL_CONFIG_TABLE,
+	};
+	struct twheel_info info;
+
+	if (twheel_info(tw, &info) < 0)
+		err(1, "TWHEEL_IOC_INFO");
+	if (!(info.features & TWHEEL_FEATURE_TABLE))
+		return false;
+	if (twheel_config(tw, &cfg) < 0)
+		err(1, "TWHEEL_IOC_CONFIG");
+	if (twheel_table_map(tw, &table) < 0)
+		err(1, "mmap of the timer table");
+	return true;
 }
 
 /* The listening socket and the twheel fd, both in the epoll set. */
@@ -281,6 +464,11 @@ static void setup(uint16_t port)
 	tw = twheel_open(O_NONBLOCK | O_CLOEXEC);
 	if (tw < 0)
 		err(1, "/dev/twheel (is the module loaded?)");
+	if (mode == TABLE && !table_setup()) {
+		fprintf(stderr, "no shared timer table in this twheel module: --timers modify\n");
+		mode = MODIFY;
+	}
+	twheel_batch_init(&batch, batch_ops, BATCH_MAX);
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	if (ep < 0)
 		err(1, "epoll_create1");
@@ -299,17 +487,21 @@ static void setup(uint16_t port)
 	ev.data.u64 = EP_TIMERS;
 	if (epoll_ctl(ep, EPOLL_CTL_ADD, tw, &ev) < 0)
 		err(1, "epoll_ctl /dev/twheel");
-	printf("echo server on 127.0.0.1:%u, idle timeout %.0f ms\n",
-	       ntohs(sa.sin_port), timeout_ns / 1e6);
+	printf("echo server on 127.0.0.1:%u, idle timeout %.0f ms, timers: %s\n",
+	       ntohs(sa.sin_port), timeout_ns / 1e6, timers_name[mode]);
 }
 
 static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-		"usage: twheel-echo-server [--port N] [--timeout MS] [--quiet]\n"
+		"usage: twheel-echo-server [--port N] [--timeout MS]\n"
+		"                          [--timers table|modify|batch] [--quiet]\n"
 		"An epoll TCP echo server on 127.0.0.1 (port 7777; 0: any) that\n"
 		"closes connections idle for the timeout (default 10000 ms); the\n"
-		"timeouts live in one /dev/twheel fd.\n");
+		"timeouts live in one /dev/twheel fd. Activity pushes a timeout\n"
+		"back by a store into the shared timer table (table, the\n"
+		"default), one TWHEEL_IOC_MODIFY (modify), or MODIFYs gathered\n"
+		"in one TWHEEL_IOC_SUBMIT per turn of the loop (batch).\n");
 	exit(status);
 }
 
@@ -318,15 +510,18 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "port", required_argument, NULL, 'p' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "timers", required_argument, NULL, 'm' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct sigaction sa = { .sa_handler = on_signal };
 	long port = 7777, timeout_ms = 10000;
+	sigset_t block;
 	int o;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((o = getopt_long(argc, argv, "p:t:qh", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "p:t:m:qh", opts, NULL)) != -1) {
 		switch (o) {
 		case 'p':
 			port = strtol(optarg, NULL, 10);
@@ -336,6 +531,16 @@ int main(int argc, char **argv)
 		case 't':
 			timeout_ms = strtol(optarg, NULL, 10);
 			if (timeout_ms <= 0)
+				usage(2);
+			break;
+		case 'm':
+			if (!strcmp(optarg, "table"))
+				mode = TABLE;
+			else if (!strcmp(optarg, "modify"))
+				mode = MODIFY;
+			else if (!strcmp(optarg, "batch"))
+				mode = BATCH;
+			else
 				usage(2);
 			break;
 		case 'q':
@@ -351,6 +556,15 @@ int main(int argc, char **argv)
 	if (optind != argc)
 		usage(2);
 	timeout_ns = timeout_ms * TWHEEL_MSEC;
+	/* Blocked but while waiting: a signal never cuts a timer call. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigprocmask(SIG_BLOCK, &block, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
 	setup(port);
 	serve();
+	report();
+	return 0;
 }
