@@ -9,6 +9,8 @@
 #                               a wall-clock boot and an icount boot
 #   make bench BENCH_CLOCK=wall the wall-clock boot only
 #   make bench BENCH_QUICK=1    N up to 10^4, 2 reps (a few minutes)
+#   make bench BENCH_BOOTS=icount BENCH_EXTRA="-p t"
+#                               the shared timer table phase alone (icount)
 #   make bench-report           redo the report from build/bench/results-*.txt
 #   make bench-publish          the full bench, then docs/benchmarks.md and
 #                               docs/bench/*.png from it (BENCH_QUICK=1 for

@@ -41,6 +41,13 @@ L_IMPLS = [("twheel-1ms", 1000000), ("twheel-1us", 1000), ("timerfd", 0),
            ("heap", 0)]
 PATTERNS = ["dense", "churn", "survivor64"]
 CGS = ["root", "memcg"]
+# The shared timer table phase (tests/bench/user/table.c).
+T_IMPLS = ["table", "modify", "b64", "timerfd", "heap"]
+T_LABEL = {"table": "table store", "modify": "MODIFY",
+           "b64": "batched MODIFY (≤64)", "timerfd": "timerfd_settime",
+           "heap": "heap re-arm"}
+T_BOUND = {1: 5.0, 10: 0.5, 100: 0.05}    # K -> table / heap re-arm
+T_CANCEL_BOUND = 1.0                        # table cancel / heap removal
 MEM_COLS = ["twheel caches", "id index", "memcg slab", "whole slabinfo",
             "Slab", "SUnreclaim", "VmallocUsed", "MemAvailable fall"]
 
@@ -103,6 +110,8 @@ class Results:
             lambda: defaultdict(list)))
         self.mem = dd(2)        # [cg][pattern] = {rep: (8 columns)}
         self.idle = {}          # (cg, what) = (ns, busy)
+        self.table = dd(4)      # [cg][impl][K][N] = {rep: per activity}
+        self.tcancel = dd(3)    # [cg][impl][N] = {rep: per timer}
         self.errors = []
         with open(path, errors="replace") as f:
             for line in f:
@@ -137,6 +146,13 @@ class Results:
             elif w[:2] == ["R", "mem"]:
                 cg, pat, rep = w[2], w[3], int(w[5])
                 self.mem[cg][pat][rep] = tuple(float(x) for x in w[6:14])
+            elif w[:2] == ["R", "table"]:
+                cg, impl, k, n, rep = w[2], w[3], int(w[4]), int(w[5]), \
+                    int(w[6])
+                self.table[cg][impl][k][n][rep] = float(w[7])
+            elif w[:2] == ["R", "tcancel"]:
+                cg, impl, n, rep = w[2], w[3], int(w[4]), int(w[5])
+                self.tcancel[cg][impl][n][rep] = float(w[6])
             elif w[:2] == ["R", "idle"]:
                 self.idle[w[2], w[3]] = (int(w[4]), int(w[5]))
         except (IndexError, ValueError):
@@ -144,7 +160,7 @@ class Results:
 
     def cgs(self):
         seen = set(self.cost) | set(self.expiry) | set(self.late) | \
-            set(self.mem)
+            set(self.mem) | set(self.table) | set(self.tcancel)
         return [c for c in CGS if c in seen]
 
     def opt(self, cg, key):
@@ -401,6 +417,112 @@ class Report:
                          if cg == "root"))
             self.out()
 
+    # ---- shared timer table ----
+
+    def table_cases(self, k):
+        """[(table / heap re-arm, where)] for K, every N and rep."""
+        if not self.i:
+            return []
+        t = self.i.table["root"]
+        out = []
+        for n in sorted(t.get("table", {}).get(k, {})):
+            r = per_rep_ratio(t["table"][k][n], t["heap"][k].get(n, {}))
+            for rep, v in r.items():
+                out.append((v, f"N={nlabel(n)}"))
+        return out
+
+    def tcancel_cases(self):
+        if not self.i:
+            return []
+        c = self.i.tcancel["root"]
+        out = []
+        for n in sorted(c.get("table", {})):
+            r = per_rep_ratio(c["table"][n], c["heap"].get(n, {}))
+            for rep, v in r.items():
+                out.append((v, f"N={nlabel(n)}"))
+        return out
+
+    def table_section(self):
+        if not self.i or not self.i.table["root"]:
+            return
+        t = self.i.table["root"]
+        self.out("### Shared timer table: a timeout pushed back per activity"
+                 " (icount boot, guest instructions)")
+        self.out()
+        self.out("N timers with a timeout of P = 1000 ticks of 1 ms; K "
+                 "activities per timer per period, evenly spaced (the timers"
+                 " in a random order, K·N/P of them each tick); an activity "
+                 "sets the timer's deadline to now + P + 1 tick. **table "
+                 "store**: one store into the mapped entry "
+                 "(TWHEEL_TABLE_DEADLINE); the kernel re-places the timer "
+                 "when its old deadline comes due. The twheel fds run on "
+                 "the manual clock, advanced by one TWHEEL_IOC_ADVANCE per "
+                 "tick after that tick's activities (what the hrtimer and "
+                 "the waiter's poll do on a real clock): the ADVANCEs, with "
+                 "their cascades and re-placements, are counted, and a "
+                 "figure is the whole run divided by the activities. The "
+                 "table runs one untimed period, then a timed one; MODIFY "
+                 "(TWHEEL_IOC_MODIFY per activity), batched MODIFY "
+                 "(TWHEEL_IOC_SUBMIT of up to 64: a tick's activities, as "
+                 "one event-loop iteration has them; at K·N/P < 64 a batch "
+                 "holds fewer), timerfd_settime (one timerfd per timer) and "
+                 "the heap (re-key plus its timerfd's settime when the "
+                 "minimum changed; it changes once per tick, when a tick's "
+                 "bucket is done) run a window of ticks (at least 8192 "
+                 "activities or a whole period) after an untimed one. "
+                 "Ratio: table / heap re-arm. One repetition (icount "
+                 "figures repeat); `tests/bench/user/table.c`.")
+        self.out()
+        rows = []
+        for k in sorted(T_BOUND):
+            for n in sorted(t.get("table", {}).get(k, {})):
+                row = [str(k), nlabel(n)]
+                for impl in T_IMPLS:
+                    v = list(t.get(impl, {}).get(k, {}).get(n, {}).values())
+                    row.append(fmt(v, 1, 1))
+                r = per_rep_ratio(t["table"][k][n],
+                                  t.get("heap", {}).get(k, {}).get(n, {}))
+                rv = list(r.values())
+                row.append(fmt_ratio(rv))
+                row.append(f"≤ {T_BOUND[k]:g}×")
+                row.append("-" if not rv else
+                           ("met" if max(rv) <= T_BOUND[k] else "**missed**"))
+                rows.append(row)
+        self.table(["K / period", "N"] + [T_LABEL[x] for x in T_IMPLS] +
+                   ["table / heap", "target", "verdict"], rows)
+        c = self.i.tcancel["root"]
+        rows = []
+        for n in sorted(c.get("table", {})):
+            row = [nlabel(n)]
+            for impl in ("table", "cancel-ioctl", "heap"):
+                row.append(fmt(list(c.get(impl, {}).get(n, {}).values()),
+                               1, 1))
+            rv = list(per_rep_ratio(c["table"][n],
+                                    c.get("heap", {}).get(n, {})).values())
+            row.append(fmt_ratio(rv))
+            row.append(f"≤ {T_CANCEL_BOUND:g}×")
+            row.append("-" if not rv else
+                       ("met" if max(rv) <= T_CANCEL_BOUND else
+                        "**missed**"))
+            rows.append(row)
+        if rows:
+            self.out("**cancel**, per timer: all N timers cancelled in a "
+                     "random order. table: a TWHEEL_TABLE_CANCELLED store "
+                     "each, then P + 1 ticks of ADVANCE, in which the kernel "
+                     "frees them at their deadlines (counted); CANCEL ioctl: "
+                     "TWHEEL_IOC_CANCEL each (for reference); heap: delete "
+                     "each (with its timerfd's settime when the minimum "
+                     "changed).")
+            self.out()
+            self.table(["N", "table store + free", "CANCEL ioctl",
+                        "heap removal", "table / heap", "target",
+                        "verdict"], rows)
+        settimes = self.i.meta.get("table_heap_settimes", [])
+        if settimes:
+            self.out("Heap settimes in the timed windows: " +
+                     "; ".join(settimes) + ".")
+            self.out()
+
     # ---- lateness ----
 
     def late_section(self):
@@ -530,6 +652,27 @@ class Report:
                         wc[0] <= 0.1)
         else:
             self.target(name, "≤ 0.1×", "-", None, "no icount boot")
+        # Shared timer table, instructions.
+        for k in sorted(T_BOUND, reverse=True):
+            wc = self.worst(self.table_cases(k))
+            name = (f"shared table, {k} activit{'y' if k == 1 else 'ies'} "
+                    "per period: store + the kernel's share / heap re-arm, "
+                    "instructions per activity")
+            bound = f"≤ {T_BOUND[k]:g}×"
+            if wc:
+                self.target(name, bound, f"worst {wc[0]:.3f}× ({wc[1]})",
+                            wc[0] <= T_BOUND[k])
+            else:
+                self.target(name, bound, "-", None, "no table phase")
+        wc = self.worst(self.tcancel_cases())
+        name = ("shared table: cancel by store, free at the deadline "
+                "counted / heap removal, instructions per timer")
+        bound = f"≤ {T_CANCEL_BOUND:g}×"
+        if wc:
+            self.target(name, bound, f"worst {wc[0]:.3f}× ({wc[1]})",
+                        wc[0] <= T_CANCEL_BOUND)
+        else:
+            self.target(name, bound, "-", None, "no table phase")
         # Growth, wall.
         for op in OPS:
             cases, hi = [], None
@@ -661,6 +804,7 @@ class Report:
         self.out()
         self.cost_section()
         self.expiry_section()
+        self.table_section()
         self.late_section()
         self.mem_section()
         return "\n".join(self.lines) + "\n"

@@ -14,6 +14,8 @@
 #           reps suffice. Cost (both deadline modes) and expiry only: idle
 #           time is skipped under icount (lateness means nothing) and
 #           memory latency vanishes (growth with N is judged in wall time).
+#           And the shared timer table's activities (phase t, one rep:
+#           tests/bench/user/table.c).
 #
 #   tests/bench/run.sh [BENCH_BIN]
 #
@@ -25,6 +27,8 @@
 #   BENCH_QUICK  1: N and K up to 10^4, 2 reps, smaller phases (development)
 #   BENCH_CG     the wall boot's cgroup settings: "root memcg" (default)
 #   BENCH_EXTRA  extra twheel-bench options for both boots (e.g. "-p cl")
+#   BENCH_BOOTS  the boots to run, overriding BENCH_CLOCK (development:
+#                "icount" with BENCH_EXTRA="-p t" runs the table phase only)
 # Output in build/bench/: results-wall.txt, results-icount.txt (the
 # guests' lines), console-*.log, host-load.txt, bench.md (also printed),
 # cost-vs-n.png, lateness.png, plot/ (the plots' data).
@@ -45,6 +49,7 @@ icount) boots="wall icount" ;;
 wall) boots="wall" ;;
 *) echo "bench: BENCH_CLOCK=$clock: icount or wall" >&2; exit 2 ;;
 esac
+boots=${BENCH_BOOTS:-$boots}
 [ -x "$bin" ] || { echo "bench: $bin missing (make bench builds it)" >&2; exit 1; }
 for tool in qemu-system-x86_64 gnuplot python3; do
 	command -v "$tool" >/dev/null ||
@@ -96,7 +101,7 @@ twheel-bench -c $cg -p cm $wall_args ${BENCH_EXTRA:-} -f /tmp/results"
 		qargs=
 	else
 		cmd="$setup
-twheel-bench -c root -p cse $icount_args ${BENCH_EXTRA:-} -f /tmp/results"
+twheel-bench -c root -p cset $icount_args ${BENCH_EXTRA:-} -f /tmp/results"
 		smp=1
 		qargs="-icount shift=0,sleep=off"
 	fi

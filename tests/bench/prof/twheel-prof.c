@@ -20,6 +20,12 @@
  *   mod     as b64, with a SUBMIT of 64 MODIFYs between
  *   expiry  10^4 timers due together (none pending before): only the
  *           delivery is sampled, poll() then read() of 64 records
+ *   table   the shared timer table on a manual-clock fd: 10^5 timers with
+ *           a timeout of 1000 ticks, one activity per timer per period
+ *           (100 a tick, each a TWHEEL_TABLE_DEADLINE store pushing the
+ *           timer one period back), then TWHEEL_IOC_ADVANCE of a tick,
+ *           in which the kernel re-places the 100 timers due (as
+ *           tests/bench/user/table.c, K = 1)
  *
  * Under QEMU TCG an interrupt is taken at the start of a translated block,
  * so a sample lands on the first instruction after a call, a branch or an
@@ -49,6 +55,12 @@
 #define PENDING		10000
 #define BATCH		64
 #define EXPIRY_K	10240
+#define TABLE_N		100000
+#define TABLE_P		1000	/* ticks of 1 ms */
+#define TABLE_TICK	(TABLE_N / TABLE_P)
+
+static uint64_t *table, *table_ids;
+static int64_t table_tick;
 
 struct sym {
 	uint64_t addr;
@@ -331,8 +343,60 @@ static long step(const char *mode, int fd, struct sampler *s)
 		sampled_ns += mono_ns();
 		return got;
 	}
+	if (!strcmp(mode, "table")) {
+		struct twheel_advance adv = { .delta_ns = 1000000 };
+		uint64_t d = (uint32_t)(table_tick + TABLE_P + 1), id;
+		long b = table_tick % TABLE_P * TABLE_TICK;
+
+		for (i = 0; i < TABLE_TICK; i++) {
+			id = table_ids[b + i];
+			table[(uint32_t)id - 1] = TWHEEL_TABLE_TAG(id) | d;
+		}
+		if (ioctl(fd, TWHEEL_IOC_ADVANCE, &adv))
+			die("TWHEEL_IOC_ADVANCE");
+		table_tick++;
+		return TABLE_TICK;
+	}
 	fprintf(stderr, "twheel-prof: unknown mode %s\n", mode);
 	exit(2);
+}
+
+/* The table mode's fd: TABLE_N timers where K = 1 leaves them. */
+static void table_setup(int fd)
+{
+	struct twheel_config cfg = {
+		.tick_ns = 1000000,
+		.flags = TWHEEL_CONFIG_MANUAL | TWHEEL_CONFIG_TABLE |
+			 TWHEEL_CONFIG_MAX_TIMERS,
+		.max_timers = TABLE_N,
+	};
+	static struct twheel_op ops[256];
+	struct twheel_info info;
+	long i, j;
+
+	if (ioctl(fd, TWHEEL_IOC_CONFIG, &cfg))
+		die("TWHEEL_IOC_CONFIG");
+	if (ioctl(fd, TWHEEL_IOC_INFO, &info))
+		die("TWHEEL_IOC_INFO");
+	table = mmap(NULL, info.table_size, PROT_READ | PROT_WRITE,
+		     MAP_SHARED, fd, 0);
+	if (table == MAP_FAILED)
+		die("mmap of the table");
+	table_ids = calloc(TABLE_N, sizeof(*table_ids));
+	if (!table_ids)
+		die("calloc");
+	for (i = 0; i < TABLE_N; i += 256) {
+		memset(ops, 0, sizeof(ops));
+		for (j = 0; j < 256 && i + j < TABLE_N; j++) {
+			ops[j].op = TWHEEL_OP_ADD;
+			ops[j].flags = TWHEEL_ABSTIME;
+			ops[j].clock = CLOCK_MONOTONIC;
+			ops[j].expires_ns = ((i + j) / TABLE_TICK + 1) * 1000000LL;
+		}
+		submit(fd, ops, j);
+		for (j = 0; j < 256 && i + j < TABLE_N; j++)
+			table_ids[i + j] = ops[j].id;
+	}
 }
 
 int main(int argc, char **argv)
@@ -357,7 +421,7 @@ int main(int argc, char **argv)
 			top = atol(optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: twheel-prof [-n iterations] [-p period_ns] [-t top] ppid|info|single|b64|mod|expiry\n");
+			fprintf(stderr, "usage: twheel-prof [-n iterations] [-p period_ns] [-t top] ppid|info|single|b64|mod|expiry|table\n");
 			return 2;
 		}
 	}
@@ -369,12 +433,14 @@ int main(int argc, char **argv)
 	if (!iters)
 		iters = !strcmp(mode, "expiry") ? 20 :
 			!strcmp(mode, "b64") || !strcmp(mode, "mod") ? 2000 :
-			40000;
+			!strcmp(mode, "table") ? 4 * TABLE_P : 40000;
 	fd = open("/dev/twheel", O_RDWR | O_CLOEXEC |
 		  (strcmp(mode, "expiry") ? 0 : O_NONBLOCK));
 	if (fd < 0)
 		die("/dev/twheel");
-	if (strcmp(mode, "expiry"))
+	if (!strcmp(mode, "table"))
+		table_setup(fd);
+	else if (strcmp(mode, "expiry"))
 		for (i = 0; i < PENDING; i++) {
 			struct twheel_add a = {
 				.expires_ns = far_deadline(),

@@ -15,6 +15,8 @@
  *	R mem    CG PATTERN LIVE REP TW_CACHES_B INDEX_B MEMCG_B SLABINFO_B
  *		 SLAB_B SUNRECLAIM_B VMALLOC_B MEMAVAIL_B
  *	R idle   CG WHAT NS BUSY_NS       (check of the busy-time clock)
+ *	R table  CG IMPL K N REP NS_PER_ACTIVITY ACTIVITIES TICKS
+ *	R tcancel CG IMPL N REP NS_PER_TIMER N  (shared table: table.c)
  *	M KEY VALUE...                      (facts about the run)
  *
  * CG is "root" (no memory cgroup) or "memcg" (inside a fresh cgroup v2
@@ -48,7 +50,8 @@ struct bench_opts {
 	long late_n;		/* timers of the lateness phase */
 	long mem_live;		/* live timers of the memory phase */
 	const char *phases;	/* letters: c(ost, one span) s(pread cost)
-				 * e(xpiry) l(ateness) m(emory) */
+				 * e(xpiry) l(ateness) m(emory)
+				 * t(able, shared timer table) */
 	uint64_t seed;
 };
 
@@ -178,5 +181,6 @@ void phase_cost(int spread);
 void phase_expiry(void);
 void phase_lateness(void);
 void phase_memory(void);
+void phase_table(void);
 
 #endif /* TWHEEL_BENCH_H */

@@ -5,7 +5,7 @@
  * Raises the fd limits (RLIMIT_NOFILE, fs.nr_open, fs.file-max, epoll's
  * max_user_watches) so timerfd can hold 10^6 timers, optionally moves
  * itself into a fresh memory cgroup (-c memcg), then runs the phases
- * (cost, expiry, lateness, memory) and appends machine-readable lines to
+ * (cost, expiry, lateness, memory, shared table) and appends machine-readable lines to
  * the results file (format in bench.h). Run it as root in the guest, with
  * twheel.ko loaded.
  */
@@ -268,7 +268,8 @@ static void usage(void)
 		"usage: twheel-bench [-c root|memcg] [-r REPS] [-n NMAX] [-k KMAX]\n"
 		"       [-o OPS] [-l LATE_N] [-m MEM_LIVE] [-p PHASES] [-s SEED] -f RESULTS\n"
 		"  PHASES: letters c (cost, deadlines in one span), s (cost, spread\n"
-		"  deadlines), e (expiry), l (lateness), m (memory)\n");
+		"  deadlines), e (expiry), l (lateness), m (memory), t (shared\n"
+		"  timer table: activities, under icount)\n");
 	exit(2);
 }
 
@@ -337,6 +338,8 @@ int main(int argc, char **argv)
 		phase_cost(0);
 	if (strchr(opt.phases, 's'))
 		phase_cost(1);
+	if (strchr(opt.phases, 't'))
+		phase_table();
 	note("done");
 	fclose(results);
 	return 0;
