@@ -4,7 +4,8 @@
 # with the programs of build/vm-bin/ in PATH (see the top-level Makefile).
 # Loads the module, shows what an fd is, a short twheelctl session, then
 # the payment-deadline demo (userspace/demo/orders.c) live and on the
-# manual clock, and unloads the module. Any failure ends it (set -e).
+# manual clock, checkout sessions whose idle timeouts move by stores into
+# the shared timer table, and unloads the module. Any failure ends it (set -e).
 # userspace/demo/run.sh (make demo) shows the console from the
 # "twheel-demo: begin" line on.
 set -e
@@ -65,6 +66,9 @@ twheel-orders live --orders 100000 --paid 80 --cgroup
 
 step "twheel-orders manual: the same rule unit-tested on the manual clock (TWHEEL_CONFIG_MANUAL, 1 ms tick)"
 twheel-orders manual --orders 10000 --paid 70
+
+step "twheel-orders sessions: idle timeouts pushed back by a store into the shared timer table (TWHEEL_CONFIG_TABLE), no system call per activity"
+twheel-orders sessions --orders 10000
 
 step "rmmod twheel"
 rmmod twheel

@@ -24,6 +24,18 @@
  *	none, 1 ms more expires exactly the unpaid ones, in the order they
  *	were placed. Half an hour in milliseconds of wall time; any other
  *	outcome is exit status 1.
+ *
+ *   twheel-orders sessions [--orders N]
+ *	Checkout sessions with an idle timeout, on a manual clock with a
+ *	shared timer table (TWHEEL_CONFIG_TABLE): N sessions (default
+ *	10000) open at 0 with a 15-minute idle timeout; for 30 minutes,
+ *	minute by minute, each active session pushes its deadline back by
+ *	one store into the table (twheel_table_push_ns(), no system call),
+ *	and about a third of them check out, cancelling their timer by a
+ *	store. Advanced to 45 minutes, exactly the sessions not checked out
+ *	expire, each at its last activity plus 15 minutes, and no timer is
+ *	left. It counts the system calls it made, and how many went to the
+ *	activity: none. Any other outcome is exit status 1.
  */
 #include <err.h>
 #include <errno.h>
@@ -601,11 +613,155 @@ static int manual(long n, int paid_pct)
 	return bad ? 1 : 0;
 }
 
+/* ---- sessions: idle timeouts pushed back by a store (the table) */
+
+#define IDLE_NS		(15 * MIN_NS)
+#define ACTIVE_MIN	30	/* minutes with activity */
+#define END_MIN		(ACTIVE_MIN + 15)
+
+struct session {
+	uint64_t id;		/* its timer */
+	int64_t tick;		/* the deadline tick last stored */
+	uint8_t last;		/* the last minute it is active (0: never) */
+	bool checkout;		/* at minute @last it checks out */
+	uint8_t records;	/* must end as 0 if checked out, else 1 */
+};
+
+static int sessions(long n)
+{
+	struct twheel_config cfg = {
+		.tick_ns = TWHEEL_MSEC,
+		.flags = TWHEEL_CONFIG_MANUAL | TWHEEL_CONFIG_TABLE,
+	};
+	struct twheel_op *ops = calloc(BATCH, sizeof(*ops));
+	struct twheel_event *ev = calloc(BATCH, sizeof(*ev));
+	struct session *s = calloc(n, sizeof(*s));
+	long i, calls = 0, act_calls, stores = 0, pushes = 0, outs = 0;
+	long expired = 0, want = 0, bad = 0, before;
+	struct twheel_table t;
+	struct twheel_info info;
+	unsigned int nops;
+	int64_t now;
+	ssize_t r;
+	int fd, m;
+
+	if (!ops || !ev || !s)
+		err(1, "calloc");
+	fd = twheel_open(O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		err(1, "/dev/twheel (is the module loaded?)");
+	calls += 2;	/* open's handshake is an INFO */
+	if (twheel_config(fd, &cfg) < 0)
+		err(1, "TWHEEL_IOC_CONFIG (a module without the shared timer table?)");
+	calls++;
+	if (twheel_table_map(fd, &t) < 0)
+		err(1, "twheel_table_map");
+	calls += 2;	/* INFO and mmap */
+
+	/* N sessions open at manual time 0, each idle for 15 minutes. */
+	for (i = 0; i < n; i += nops) {
+		nops = n - i < BATCH ? n - i : BATCH;
+		for (unsigned int j = 0; j < nops; j++)
+			ops[j] = (struct twheel_op){
+				.op = TWHEEL_OP_ADD,
+				.cookie = i + j,
+				.expires_ns = IDLE_NS,
+				.clock = CLOCK_MONOTONIC,
+			};
+		calls++;
+		if (twheel_submit(fd, ops, nops) != (int)nops)
+			err(1, "TWHEEL_IOC_SUBMIT (add)");
+		for (unsigned int j = 0; j < nops; j++) {
+			if (ops[j].error)
+				errx(1, "opening session %ld: %s", i + j,
+				     strerror(-ops[j].error));
+			s[i + j].id = ops[j].id;
+			s[i + j].tick = twheel_table_tick(&t, IDLE_NS);
+		}
+	}
+	for (i = 0; i < n; i++) {
+		s[i].last = rnd() % (ACTIVE_MIN + 1);
+		s[i].checkout = s[i].last && rnd() % 3 == 0;
+		want += !s[i].checkout;
+	}
+	printf("manual clock, tick 1 ms, shared timer table (%zu KiB mapped, pages backed as used): %ld checkout sessions opened at 0, idle timeout 15 min\n",
+	       t.size / 1024, n);
+
+	/* Minute by minute: the clock, the records, then the activity. */
+	act_calls = 0;
+	for (m = 1; m <= END_MIN; m++) {
+		calls++;
+		if (twheel_advance(fd, MIN_NS, &now) < 0)
+			err(1, "TWHEEL_IOC_ADVANCE");
+		for (;;) {
+			calls++;
+			r = twheel_read(fd, ev, BATCH);
+			if (r < 0 && errno == EAGAIN)
+				break;
+			if (r < 0)
+				err(1, "read /dev/twheel");
+			for (ssize_t k = 0; k < r; k++) {
+				struct session *x = ev[k].cookie < (uint64_t)n ?
+						    &s[ev[k].cookie] : NULL;
+
+				expired++;
+				/* Idle exactly 15 minutes since its last activity. */
+				if (!x || x->checkout || x->records++ ||
+				    ev[k].id != x->id ||
+				    !twheel_table_expired(&t, &ev[k], x->tick) ||
+				    ev[k].time_ns != (int64_t)x->last * MIN_NS + IDLE_NS) {
+					if (bad++ < 5)
+						printf("error: record of session %llu at %lld ns is not its idle timeout\n",
+						       (unsigned long long)ev[k].cookie,
+						       (long long)ev[k].time_ns);
+				}
+			}
+		}
+		if (m > ACTIVE_MIN)
+			continue;
+		/* The activity of minute m: stores only, no system call. */
+		before = calls;
+		for (i = 0; i < n; i++) {
+			if (m > s[i].last)
+				continue;
+			if (m == s[i].last && s[i].checkout) {
+				twheel_table_cancel(&t, s[i].id);
+				outs++;
+			} else {
+				s[i].tick = twheel_table_push_ns(&t, s[i].id,
+								 now + IDLE_NS);
+				pushes++;
+			}
+			stores++;
+		}
+		act_calls += calls - before;
+	}
+	printf("minutes 1-%d: %ld activities pushed a deadline back, %ld checkouts cancelled one: %ld stores into the table, %ld system calls for them (TWHEEL_IOC_MODIFY and _CANCEL would have made %ld)\n",
+	       ACTIVE_MIN, pushes, outs, stores, act_calls, stores);
+	if (twheel_info(fd, &info) < 0)
+		err(1, "TWHEEL_IOC_INFO");
+	calls++;
+	printf("advanced to %d min: expired %ld (want %ld: the sessions not checked out, each exactly 15 min after its last activity), timers left %llu (checked-out ones freed with no record)\n",
+	       END_MIN, expired, want, (unsigned long long)info.timers);
+	printf("system calls in all: %ld (open, config, map, %ld SUBMIT, %d ADVANCE, the reads)\n",
+	       calls, (n + BATCH - 1) / BATCH, END_MIN);
+	if (expired != want || info.timers || info.queued || act_calls)
+		bad++;
+	for (i = 0; i < n; i++)
+		if (s[i].records != !s[i].checkout)
+			bad++;
+	twheel_table_unmap(&t);
+	close(fd);
+	printf("sessions: %s\n", bad ? "FAILED" : "passed");
+	return bad ? 1 : 0;
+}
+
 static void __attribute__((noreturn)) usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"usage: twheel-orders live [--orders N] [--paid PCT] [--cgroup]\n"
-		"       twheel-orders manual [--orders N] [--paid PCT]\n");
+		"       twheel-orders manual [--orders N] [--paid PCT]\n"
+		"       twheel-orders sessions [--orders N]\n");
 	exit(status);
 }
 
@@ -620,7 +776,7 @@ int main(int argc, char **argv)
 	};
 	long n = -1;
 	int paid = -1, o;
-	bool cgroup = false, is_live;
+	bool cgroup = false, is_live, is_sessions;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2)
@@ -628,7 +784,8 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
 		usage(0);
 	is_live = !strcmp(argv[1], "live");
-	if (!is_live && strcmp(argv[1], "manual"))
+	is_sessions = !strcmp(argv[1], "sessions");
+	if (!is_live && !is_sessions && strcmp(argv[1], "manual"))
 		usage(2);
 	optind = 2;
 	while ((o = getopt_long(argc, argv, "n:p:ch", opts, NULL)) != -1) {
@@ -652,8 +809,11 @@ int main(int argc, char **argv)
 			usage(2);
 		}
 	}
-	if (optind != argc || (cgroup && !is_live))
+	if (optind != argc || (cgroup && !is_live) ||
+	    (paid >= 0 && is_sessions))
 		usage(2);
+	if (is_sessions)
+		return sessions(n > 0 ? n : 10000);
 	if (is_live)
 		return live(n > 0 ? n : 100000, paid >= 0 ? paid : 80, cgroup);
 	return manual(n > 0 ? n : 10000, paid >= 0 ? paid : 70);

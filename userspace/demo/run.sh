@@ -22,6 +22,9 @@ root filesystem: a busybox initramfs), loads twheel.ko, and shows
      paid in time (their timers cancelled in batches), the rest expiring:
      none early, none lost, the lateness and the kernel memory they took;
   4. the same rule tested on the manual clock: 30 minutes in milliseconds;
+  5. checkout sessions with an idle timeout on the manual clock: each
+     activity pushes its deadline back by one store into the shared timer
+     table, with no system call; exactly the idle sessions expire;
 then unloads the module. Under a minute once the kernel is fetched.
 
 INTRO
