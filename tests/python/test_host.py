@@ -41,6 +41,9 @@ CONSTANTS = {
     "FEATURE_URING": "TWHEEL_FEATURE_URING",
     "FEATURE_MISSED": "TWHEEL_FEATURE_MISSED",
     "FEATURE_FD_MAX_TIMERS": "TWHEEL_FEATURE_FD_MAX_TIMERS",
+    "CONFIG_TABLE": "TWHEEL_CONFIG_TABLE",
+    "FEATURE_TABLE": "TWHEEL_FEATURE_TABLE",
+    "TABLE_CANCEL": "TWHEEL_TABLE_CANCEL",
     "MISSED_MASK": "TWHEEL_MISSED_MASK",
     "MISSED_COUNT": "TWHEEL_MISSED_COUNT",
     "MISSED_BURST": "TWHEEL_MISSED_BURST",
@@ -57,6 +60,16 @@ CONSTANTS = {
     "Clock.MONOTONIC": "CLOCK_MONOTONIC",
     "Clock.BOOTTIME": "CLOCK_BOOTTIME",
     "Clock.TAI": "CLOCK_TAI",
+}
+# The table's entry macros, on ids and ticks at their edges: Python
+# function -> C macro.
+TABLE_IDS = [1, 2, 0xFFFF_FFFF, 0x2_0000_0001, 0x6_0000_0003,
+             0xABCD_EF00_1234_5678, 0xFFFF_FFFE_FFFF_FFFF]
+TABLE_TICKS = [0, 1, 0xFFFF_FFFF, 0x1_0000_0000, 0x1_2345_6789, -1]
+TABLE_MACROS = {
+    "table_index": "TWHEEL_TABLE_INDEX",
+    "table_tag": "TWHEEL_TABLE_TAG",
+    "table_cancelled": "TWHEEL_TABLE_CANCELLED",
 }
 IOCTLS = ["INFO", "ADD", "CANCEL", "MODIFY", "QUERY", "LIST", "SUBMIT",
           "CONFIG", "ADVANCE"]
@@ -92,6 +105,15 @@ def c_program():
     for name in IOCTLS:
         out.append(f'printf("ioctl.{name} %lu\\n", '
                    f'(unsigned long)TWHEEL_IOC_{name});')
+    for fn, c in TABLE_MACROS.items():
+        for i in TABLE_IDS:
+            out.append(f'printf("{fn}.{i} %llu\\n", '
+                       f'(unsigned long long){c}({i}ULL));')
+    for i in TABLE_IDS:
+        for t in TABLE_TICKS:
+            out.append(f'printf("table_deadline.{i}.{t} %llu\\n", '
+                       f'(unsigned long long)TWHEEL_TABLE_DEADLINE({i}ULL, '
+                       f'({t}LL)));')
     out.append('printf("version %s\\n", TWHEEL_VERSION);')
     out.append('return 0; }')
     return "\n".join(out) + "\n"
@@ -161,6 +183,19 @@ class CHeader(unittest.TestCase):
             "TWHEEL_IOC_" + n for n in IOCTLS}
         self.assertTrue(names)
         self.assertEqual(sorted(set(names) - known), [])
+
+    def test_table_macros(self):
+        for fn in TABLE_MACROS:
+            for i in TABLE_IDS:
+                with self.subTest(macro=fn, id=hex(i)):
+                    self.assertEqual(getattr(twheel, fn)(i),
+                                     int(self.values[f"{fn}.{i}"]))
+        for i in TABLE_IDS:
+            for t in TABLE_TICKS:
+                with self.subTest(macro="table_deadline", id=hex(i), tick=t):
+                    self.assertEqual(twheel.table_deadline(i, t),
+                                     int(self.values[
+                                         f"table_deadline.{i}.{t}"]))
 
     def test_ioctl_numbers(self):
         for name in IOCTLS:

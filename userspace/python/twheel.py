@@ -42,6 +42,7 @@ import ctypes
 import enum
 import errno as _errno
 import fcntl
+import mmap
 import os
 import select
 import struct
@@ -53,7 +54,8 @@ __all__ = [
     "MAX_BATCH", "ABSTIME", "SET_COOKIE", "CONFIG_MANUAL", "CONFIG_MAX_TIMERS",
     "FEATURE_PERIODIC", "FEATURE_TIMENS", "FEATURE_MANUAL_CLOCK",
     "FEATURE_RELATIVE_WALL", "FEATURE_URING", "FEATURE_MISSED",
-    "FEATURE_FD_MAX_TIMERS",
+    "FEATURE_FD_MAX_TIMERS", "CONFIG_TABLE", "FEATURE_TABLE", "TABLE_CANCEL",
+    "table_index", "table_tag", "table_deadline", "table_cancelled", "Table",
     "MISSED_MASK", "MISSED_COUNT", "MISSED_BURST", "MISSED_DELAY",
     "MISSED_SKIP", "NSEC", "USEC", "MSEC", "SEC", "MIN",
     "Clock", "State", "OpCode", "TimerId", "Event", "Status", "Info",
@@ -75,6 +77,7 @@ ABSTIME = 0x1
 SET_COOKIE = 0x2
 CONFIG_MANUAL = 0x1
 CONFIG_MAX_TIMERS = 0x2
+CONFIG_TABLE = 0x4       # config(table=True): the shared timer table
 
 FEATURE_PERIODIC = 0x1
 FEATURE_TIMENS = 0x2
@@ -83,6 +86,34 @@ FEATURE_RELATIVE_WALL = 0x8
 FEATURE_URING = 0x10     # io_uring commands (not used by this binding)
 FEATURE_MISSED = 0x20    # the MISSED_* policies of periodic timers
 FEATURE_FD_MAX_TIMERS = 0x40     # config(max_timers=)
+FEATURE_TABLE = 0x80     # config(table=True), Wheel.table()
+
+# The shared timer table's entries (TWHEEL_TABLE_* of the header): entry
+# table_index(id) belongs to timer id; table_deadline(id, tick) pushes a
+# one-shot timer back to tick (only its low 32 bits are stored),
+# table_cancelled(id) cancels it; bits 33-63 are the id's generation.
+TABLE_CANCEL = 0x1_0000_0000
+
+
+def table_index(id: int) -> int:
+    """TWHEEL_TABLE_INDEX(id): the entry of timer @id."""
+    return ((id & 0xFFFF_FFFF) - 1) & 0xFFFF_FFFF_FFFF_FFFF
+
+
+def table_tag(id: int) -> int:
+    """TWHEEL_TABLE_TAG(id): bits 32-63 of @id."""
+    return id & 0xFFFF_FFFF_0000_0000
+
+
+def table_deadline(id: int, tick: int) -> int:
+    """TWHEEL_TABLE_DEADLINE(id, tick): timer @id's deadline is @tick."""
+    return table_tag(id) | (tick & 0xFFFF_FFFF)
+
+
+def table_cancelled(id: int) -> int:
+    """TWHEEL_TABLE_CANCELLED(id): timer @id is cancelled."""
+    return table_tag(id) | TABLE_CANCEL
+
 
 # What a periodic timer does with missed deadlines (a flag of add and
 # modify, with a period only): one record counting them all (COUNT, the
@@ -237,7 +268,8 @@ INFO = _Layout("twheel_info", [
     ("max_timers", "Q"), ("timers", "Q"), ("queued", "Q"),
     ("features", "Q"), ("ioctls", "Q"), ("clocks", "Q"),
     ("min_tick_ns", "Q"), ("max_tick_ns", "Q"), ("config_flags", "I"),
-    ("op_size", "I"), ("status_size", "I"), ("max_batch", "I")], 96)
+    ("op_size", "I"), ("status_size", "I"), ("max_batch", "I"),
+    ("table_size", "Q"), ("cancelled", "Q")], 112)
 
 LAYOUTS = (ADD, MODIFY, CANCEL, STATUS, QUERY, LIST, OP, SUBMIT, CONFIG,
            ADVANCE, EVENT, INFO)
@@ -333,11 +365,18 @@ class Info(NamedTuple):
     op_size: int
     status_size: int
     max_batch: int
+    table_size: int     # bytes of the fd's shared timer table, 0: none
+    cancelled: int      # timers cancelled by a table store, not yet freed
 
     @property
     def manual(self) -> bool:
         """True when the fd runs on the manual clock."""
         return bool(self.config_flags & CONFIG_MANUAL)
+
+    @property
+    def table(self) -> bool:
+        """True when the fd has a shared timer table."""
+        return bool(self.config_flags & CONFIG_TABLE)
 
 
 class OpResult(NamedTuple):
@@ -453,6 +492,82 @@ def _op_result(d: dict) -> OpResult:
 
 # ---- the fd ----
 
+class Table:
+    """The shared timer table of a Wheel, mapped (Wheel.table()).
+
+    push(id, tick) and push_ns(id, deadline_ns) move one-shot timer @id's
+    deadline later with one 64-bit store into its entry, no system call;
+    cancel(id) cancels a timer lazily (it ends with no record when its
+    deadline tick comes due, and counts as a live timer until then). The
+    kernel reads an entry only when the timer's deadline tick comes due: a
+    store it has not read by then has no effect, and the record says so
+    (expired(ev, tick) is False for it). A deadline is a tick: the time
+    tick * tick_ns on the timer's clock (the manual clock on a manual fd),
+    within 2^31 ticks of the present (else modify()); an earlier deadline
+    takes modify() too. Only entries of ids the fd has given are touched
+    here: a page of the table beyond them is not backed (SIGBUS). The
+    mapping keeps the timers alive after the Wheel is closed, until
+    close() (or the end of a with block) unmaps it.
+    """
+
+    def __init__(self, fd: int, size: int, tick_ns: int):
+        self._map = mmap.mmap(fd, size, flags=mmap.MAP_SHARED,
+                              prot=mmap.PROT_READ | mmap.PROT_WRITE)
+        # One aligned 8-byte store or load per access (ctypes' memcpy of
+        # a c_uint64), never torn on the 64-bit machines twheel runs on.
+        self._entries = (ctypes.c_uint64 * (size // 8)).from_buffer(self._map)
+        self.size = size
+        self.tick_ns = tick_ns
+
+    def tick(self, ns: int) -> int:
+        """The tick of time @ns, rounded up (never before @ns)."""
+        return -(-ns // self.tick_ns)
+
+    def entry(self, id: int) -> int:
+        """The value of timer @id's entry now."""
+        return self._entries[table_index(id)]
+
+    def store(self, id: int, value: int) -> None:
+        """Store @value into timer @id's entry (any value is harmless)."""
+        self._entries[table_index(id)] = value
+
+    def push(self, id: int, tick: int) -> int:
+        """Timer @id's deadline is @tick; returns @tick."""
+        self.store(id, table_deadline(id, tick))
+        return tick
+
+    def push_ns(self, id: int, deadline_ns: int) -> int:
+        """Timer @id's deadline is the absolute time @deadline_ns, rounded
+        up to a tick; returns the tick stored, for expired()."""
+        return self.push(id, self.tick(deadline_ns))
+
+    def cancel(self, id: int) -> None:
+        """Timer @id is cancelled, lazily."""
+        self.store(id, table_cancelled(id))
+
+    def expired(self, ev: "Event", tick: int) -> bool:
+        """Is record @ev the expiry of deadline @tick, the last one stored
+        for its timer? False when that store came too late."""
+        return ev.time_ns >= tick * self.tick_ns
+
+    @property
+    def closed(self) -> bool:
+        return self._map is None
+
+    def close(self) -> None:
+        """Unmap the table (the timers are not changed)."""
+        if self._map is not None:
+            m, self._map = self._map, None
+            self._entries = None
+            m.close()
+
+    def __enter__(self) -> "Table":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
 class Wheel:
     """An open /dev/twheel: one independent timer set.
 
@@ -540,17 +655,29 @@ class Wheel:
         return Info(**INFO.unpack(buf))
 
     def config(self, tick_ns: int = DEFAULT_TICK_NS, *,
-               manual: bool = False, max_timers: int = 0) -> None:
+               manual: bool = False, max_timers: int = 0,
+               table: bool = False) -> None:
         """TWHEEL_IOC_CONFIG, before the fd's first timer (EBUSY after):
         the tick (MIN_TICK_NS to MAX_TICK_NS, else EINVAL); with @manual,
         the manual clock: it starts at 0 and moves only by advance();
         every timer runs on it, whatever clock it names; with @max_timers,
         the most timers the fd may hold (at most what it was opened with,
-        else EINVAL; adds beyond fail with ENOSPC; 0: that maximum)."""
+        else EINVAL; adds beyond fail with ENOSPC; 0: that maximum); with
+        @table, a shared timer table of one entry per timer, for table()
+        (EBUSY once it is mapped)."""
         flags = ((CONFIG_MANUAL if manual else 0) |
-                 (CONFIG_MAX_TIMERS if max_timers else 0))
+                 (CONFIG_MAX_TIMERS if max_timers else 0) |
+                 (CONFIG_TABLE if table else 0))
         self._ioctl(IOC_CONFIG, CONFIG.pack(
             tick_ns=tick_ns, flags=flags, max_timers=max_timers))
+
+    def table(self) -> "Table":
+        """Map the fd's shared timer table (config(table=True) first):
+        OSError(ENODEV) without one. See Table."""
+        i = self.info()
+        if not i.table_size:
+            raise OSError(_errno.ENODEV, "the fd has no shared timer table")
+        return Table(self.fileno(), i.table_size, i.tick_ns)
 
     def advance(self, delta_ns: int) -> int:
         """TWHEEL_IOC_ADVANCE: move the manual clock forward by @delta_ns
