@@ -58,6 +58,32 @@ pub const TWHEEL_OP_QUERY: u32 = 4;
 pub const TWHEEL_CONFIG_MANUAL: u32 = 0x0000_0001;
 /// `TWHEEL_CONFIG_MAX_TIMERS`: `max_timers` is given.
 pub const TWHEEL_CONFIG_MAX_TIMERS: u32 = 0x0000_0002;
+/// `TWHEEL_CONFIG_TABLE`: the fd has a shared timer table (for mmap).
+pub const TWHEEL_CONFIG_TABLE: u32 = 0x0000_0004;
+
+/// `TWHEEL_TABLE_CANCEL`: the cancel bit of a table entry.
+pub const TWHEEL_TABLE_CANCEL: u64 = 0x0000_0001_0000_0000;
+
+/// `TWHEEL_TABLE_INDEX(id)`: the table entry of timer `id`.
+pub const fn twheel_table_index(id: u64) -> u64 {
+    (id & 0xffff_ffff).wrapping_sub(1)
+}
+
+/// `TWHEEL_TABLE_TAG(id)`: bits 32 to 63 of `id`.
+pub const fn twheel_table_tag(id: u64) -> u64 {
+    id & 0xffff_ffff_0000_0000
+}
+
+/// `TWHEEL_TABLE_DEADLINE(id, tick)`: timer `id`'s deadline is `tick`
+/// (its low 32 bits are stored).
+pub const fn twheel_table_deadline(id: u64, tick: u64) -> u64 {
+    twheel_table_tag(id) | (tick & 0xffff_ffff)
+}
+
+/// `TWHEEL_TABLE_CANCELLED(id)`: timer `id` is cancelled.
+pub const fn twheel_table_cancelled(id: u64) -> u64 {
+    twheel_table_tag(id) | TWHEEL_TABLE_CANCEL
+}
 
 /// `TWHEEL_FEATURE_PERIODIC`: periodic timers (`period_ns`).
 pub const TWHEEL_FEATURE_PERIODIC: u64 = 0x1;
@@ -74,6 +100,8 @@ pub const TWHEEL_FEATURE_URING: u64 = 0x10;
 pub const TWHEEL_FEATURE_MISSED: u64 = 0x20;
 /// `TWHEEL_FEATURE_FD_MAX_TIMERS`: `struct twheel_config`'s `max_timers`.
 pub const TWHEEL_FEATURE_FD_MAX_TIMERS: u64 = 0x40;
+/// `TWHEEL_FEATURE_TABLE`: `TWHEEL_CONFIG_TABLE`, the shared timer table.
+pub const TWHEEL_FEATURE_TABLE: u64 = 0x80;
 /// `TWHEEL_MISSED_MASK`: the bits of a periodic timer's missed-deadline policy.
 pub const TWHEEL_MISSED_MASK: u32 = 0xC;
 /// `TWHEEL_MISSED_COUNT`: one record counting every missed deadline (default).
@@ -334,6 +362,10 @@ pub struct twheel_info {
     pub status_size: u32,
     /// `TWHEEL_MAX_BATCH`
     pub max_batch: u32,
+    /// the size in bytes of the fd's shared timer table, 0 when none
+    pub table_size: u64,
+    /// the timers whose table entry holds `TWHEEL_TABLE_CANCELLED`
+    pub cancelled: u64,
 }
 
 /// Checks a struct's layout at compile time: its size, its alignment,
@@ -413,11 +445,12 @@ assert_layout!(twheel_event, 40, {
     id: u64 = 0, cookie: u64 = 8, time_ns: i64 = 16, count: u64 = 24,
     clock: u32 = 32, flags: u32 = 36,
 });
-assert_layout!(twheel_info, 96, {
+assert_layout!(twheel_info, 112, {
     version: u32 = 0, event_size: u32 = 4, tick_ns: u64 = 8, max_timers: u64 = 16,
     timers: u64 = 24, queued: u64 = 32, features: u64 = 40, ioctls: u64 = 48,
     clocks: u64 = 56, min_tick_ns: u64 = 64, max_tick_ns: u64 = 72,
     config_flags: u32 = 80, op_size: u32 = 84, status_size: u32 = 88, max_batch: u32 = 92,
+    table_size: u64 = 96, cancelled: u64 = 104,
 });
 
 /// The kernel's ioctl number encoding (`_IOC`), per architecture.
@@ -563,7 +596,7 @@ mod tests {
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "x86"))]
     #[test]
     fn ioctl_numbers_match_the_c_header() {
-        assert_eq!(TWHEEL_IOC_INFO, 0x8060_ba00);
+        assert_eq!(TWHEEL_IOC_INFO, 0x8070_ba00);
         assert_eq!(TWHEEL_IOC_ADD, 0xc028_ba01);
         assert_eq!(TWHEEL_IOC_CANCEL, 0xc010_ba02);
         assert_eq!(TWHEEL_IOC_MODIFY, 0xc028_ba03);
@@ -577,7 +610,7 @@ mod tests {
     #[test]
     fn ioc_fields_decode() {
         let cmds = [
-            (TWHEEL_IOC_INFO, 0, 96),
+            (TWHEEL_IOC_INFO, 0, 112),
             (TWHEEL_IOC_ADD, 1, 40),
             (TWHEEL_IOC_CANCEL, 2, 16),
             (TWHEEL_IOC_MODIFY, 3, 40),

@@ -214,6 +214,10 @@ pub struct Info {
     pub status_size: u32,
     /// The most operations one batch may hold (1024).
     pub max_batch: u32,
+    /// The size in bytes of the fd's shared timer table (0: none).
+    pub table_size: u64,
+    /// The timers cancelled by a table store, not yet freed.
+    pub cancelled: u64,
 }
 
 impl Info {
@@ -252,6 +256,8 @@ impl From<sys::twheel_info> for Info {
             op_size: i.op_size,
             status_size: i.status_size,
             max_batch: i.max_batch,
+            table_size: i.table_size,
+            cancelled: i.cancelled,
         }
     }
 }

@@ -56,6 +56,9 @@ fn expected() -> Vec<(String, u64)> {
         TWHEEL_OP_QUERY,
         TWHEEL_CONFIG_MANUAL,
         TWHEEL_CONFIG_MAX_TIMERS,
+        TWHEEL_CONFIG_TABLE,
+        TWHEEL_TABLE_CANCEL,
+        TWHEEL_FEATURE_TABLE,
         TWHEEL_FEATURE_PERIODIC,
         TWHEEL_FEATURE_TIMENS,
         TWHEEL_FEATURE_MANUAL_CLOCK,
@@ -179,7 +182,39 @@ fn expected() -> Vec<(String, u64)> {
         op_size,
         status_size,
         max_batch,
+        table_size,
+        cancelled,
     });
+    // The table's entry macros, on ids and ticks at their edges.
+    let ids: [u64; 6] = [
+        1,
+        0xffff_ffff,
+        0x2_0000_0001,
+        0x6_0000_0003,
+        0xabcd_ef00_1234_5678,
+        u64::MAX - (1 << 32),
+    ];
+    let ticks: [u64; 5] = [0, 1, 0xffff_ffff, 0x1_2345_6789, u64::MAX];
+    for &id in &ids {
+        v.push((
+            format!("TWHEEL_TABLE_INDEX({:#x}ULL)", id),
+            sys::twheel_table_index(id),
+        ));
+        v.push((
+            format!("TWHEEL_TABLE_TAG({:#x}ULL)", id),
+            sys::twheel_table_tag(id),
+        ));
+        v.push((
+            format!("TWHEEL_TABLE_CANCELLED({:#x}ULL)", id),
+            sys::twheel_table_cancelled(id),
+        ));
+        for &t in &ticks {
+            v.push((
+                format!("TWHEEL_TABLE_DEADLINE({:#x}ULL, {:#x}ULL)", id, t),
+                sys::twheel_table_deadline(id, t),
+            ));
+        }
+    }
     // The version string, as a number: "0.3" -> 3.
     v.push((
         "TWHEEL_VERSION_MINOR".to_string(),
