@@ -324,21 +324,28 @@ static void on_expiry(const struct twheel_event *ev)
 		       " of no open connection\n", (uint64_t)ev->id, idx);
 		return;
 	}
-	if (mode == TABLE &&
-	    (!twheel_table_expired(&table, ev, c->tick) || input_waiting(c))) {
-		/*
-		 * The last push came after the kernel read the entry, or
-		 * input is waiting: activity, not idleness. The one-shot
-		 * timer ended with this record: a new one.
-		 */
-		calls.readd++;
-		timer_add(c, idx);
-		if (verbose)
-			printf("conn %" PRIu64 ": record at %.3f ms before the deadline stored, timer added again\n",
-			       idx, (c->tick * (int64_t)table.tick_ns -
-				     ev->time_ns) / 1e6);
-		on_input(idx);
-		return;
+	if (mode == TABLE) {
+		bool late = !twheel_table_expired(&table, ev, c->tick);
+		bool waiting = input_waiting(c);
+
+		if (late || waiting) {
+			/*
+			 * The last push came after the kernel read the entry,
+			 * or input is waiting: activity, not idleness. The
+			 * one-shot timer ended with this record: a new one,
+			 * at the deadline stored, or from now for the input.
+			 */
+			if (verbose)
+				printf("conn %" PRIu64 ": record at %.3f ms before the deadline stored, timer added again\n",
+				       idx, (c->tick * (int64_t)table.tick_ns -
+					     ev->time_ns) / 1e6);
+			if (waiting)
+				c->last_ns = now_ns();
+			calls.readd++;
+			timer_add(c, idx);
+			on_input(idx);
+			return;
+		}
 	}
 	/*
 	 * modify, batch: input that arrived after this loop last looked is
