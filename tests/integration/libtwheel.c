@@ -1329,7 +1329,7 @@ static void table_push(void)
 	CHECK(twheel_table_expired(&t, &ev[0], 16));
 	/* Read, the timer ended: its entry is 0. */
 	CHECK_EQ(ENTRY(&t, b), 0);
-	/* Pushed again before tick 20: a second re-placing, to exactly 30 ms. */
+	/* Pushed before tick 20: placed again, for exactly 30 ms. */
 	CHECK_EQ(twheel_table_push_ns(&t, a, 30 * MS), 30);
 	CHECK_EQ(advance(fd, 4 * MS), 20 * MS);
 	CHECK_EMPTY(fd);

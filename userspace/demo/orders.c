@@ -622,10 +622,26 @@ static int manual(long n, int paid_pct)
 struct session {
 	uint64_t id;		/* its timer */
 	int64_t tick;		/* the deadline tick last stored */
-	uint8_t last;		/* the last minute it is active (0: never) */
+	uint8_t last;		/* its last minute of activity (0: none) */
 	bool checkout;		/* at minute @last it checks out */
 	uint8_t records;	/* must end as 0 if checked out, else 1 */
 };
+
+/* Is @ev the expiry of an idle session: 15 minutes after its last activity? */
+static bool session_idle(struct session *s, long n,
+			 const struct twheel_table *t,
+			 const struct twheel_event *ev)
+{
+	struct session *x;
+
+	if (ev->cookie >= (uint64_t)n)
+		return false;
+	x = &s[ev->cookie];
+	if (x->checkout || x->records++ || ev->id != x->id)
+		return false;
+	return twheel_table_expired(t, ev, x->tick) &&
+	       ev->time_ns == (int64_t)x->last * MIN_NS + IDLE_NS;
+}
 
 static int sessions(long n)
 {
@@ -701,20 +717,12 @@ static int sessions(long n)
 			if (r < 0)
 				err(1, "read /dev/twheel");
 			for (ssize_t k = 0; k < r; k++) {
-				struct session *x = ev[k].cookie < (uint64_t)n ?
-						    &s[ev[k].cookie] : NULL;
-
 				expired++;
-				/* Idle exactly 15 minutes since its last activity. */
-				if (!x || x->checkout || x->records++ ||
-				    ev[k].id != x->id ||
-				    !twheel_table_expired(&t, &ev[k], x->tick) ||
-				    ev[k].time_ns != (int64_t)x->last * MIN_NS + IDLE_NS) {
-					if (bad++ < 5)
-						printf("error: record of session %llu at %lld ns is not its idle timeout\n",
-						       (unsigned long long)ev[k].cookie,
-						       (long long)ev[k].time_ns);
-				}
+				if (!session_idle(s, n, &t, &ev[k]) &&
+				    bad++ < 5)
+					printf("error: record of session %llu at %lld ns is not its idle timeout\n",
+					       (unsigned long long)ev[k].cookie,
+					       (long long)ev[k].time_ns);
 			}
 		}
 		if (m > ACTIVE_MIN)

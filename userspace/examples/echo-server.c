@@ -360,7 +360,8 @@ static void on_expiry(const struct twheel_event *ev)
 		printf("conn %" PRIu64 ": idle %.3f ms (record at %.3f ms), closed\n",
 		       idx, (now_ns() - c->last_ns) / 1e6,
 		       (ev->time_ns - c->last_ns) / 1e6);
-	conn_close(c, true);	/* modify, batch: periodic, it would fire again */
+	/* modify, batch: the timer is periodic, it would fire again. */
+	conn_close(c, true);
 }
 
 static void on_timers(void)
