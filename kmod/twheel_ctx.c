@@ -379,12 +379,13 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_list);
  *              created with; 0 for that maximum
  *
  * Return: 0; -EINVAL for a tick or a maximum out of range; -EBUSY once a
- * timer was created or the table was mapped.
+ * timer was created or the table was mapped; -ENOMEM.
  */
 int twheel_ctx_config(struct twheel_ctx *ctx, u64 tick_ns, u32 flags,
 		      u64 max_timers)
 {
 	struct twheel_timers *tm = &ctx->timers;
+	struct twheel_table tab = { };
 	int ret = 0;
 
 	if (tick_ns < TWHEEL_MIN_TICK_NS || tick_ns > TWHEEL_MAX_TICK_NS ||
@@ -396,13 +397,21 @@ int twheel_ctx_config(struct twheel_ctx *ctx, u64 tick_ns, u32 flags,
 		ret = -EBUSY;
 		goto out;
 	}
-	/* Entries backed for failed adds hold nothing: start afresh too. */
-	twheel_table_free(&tm->table);
 	if (flags & TWHEEL_CONFIG_TABLE) {
-		ret = twheel_table_set_size(&tm->table, max_timers);
-		if (ret)
+		ret = twheel_table_set_size(&tab, max_timers);
+		/* Slots left by failed adds have their entries too. */
+		if (!ret && tm->ids.nr_slots)
+			ret = twheel_table_back(&tab,
+						min_t(u64, tm->ids.nr_slots,
+						      max_timers) - 1);
+		if (ret) {
+			twheel_table_free(&tab);
 			goto out;
+		}
 	}
+	/* The old table's entries hold nothing: no timer was ever added. */
+	twheel_table_free(&tm->table);
+	tm->table = tab;
 	tm->max_timers = max_timers;
 	/* Wheels made by failed adds hold nothing: start them afresh. */
 	twheel_clocks_reset(&tm->clocks, tick_ns,

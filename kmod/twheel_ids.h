@@ -108,6 +108,12 @@ static inline bool twheel_ids_full(const struct twheel_ids *ids)
 	return !ids->free;
 }
 
+/* The slot the next twheel_ids_alloc() takes. */
+static inline u32 twheel_ids_next_slot(const struct twheel_ids *ids)
+{
+	return ids->free ? ids->free - 1 : ids->nr_slots;
+}
+
 /* Slots the table has room for. */
 static inline u32 twheel_ids_room(const struct twheel_ids *ids)
 {

@@ -94,9 +94,10 @@ static int twheel_op_add(struct twheel_timers *tm, struct twheel_op *op,
 	ret = twheel_base_prepare(twheel_base_of(&tm->clocks, clock), deadline);
 	if (ret)
 		return ret;
-	/* A new slot's table entry: backed first, as it may fail. */
-	if (twheel_table_on(&tm->table) && twheel_ids_full(&tm->ids)) {
-		ret = twheel_table_back(&tm->table, tm->ids.nr_slots);
+	/* The slot's table entry: backed first, as it may fail. */
+	if (twheel_table_on(&tm->table)) {
+		ret = twheel_table_back(&tm->table,
+					twheel_ids_next_slot(&tm->ids));
 		if (ret)
 			return ret;
 	}

@@ -46,28 +46,13 @@ int twheel_table_set_size(struct twheel_table *tab, u64 entries)
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_table_set_size);
 
-/**
- * __twheel_table_back() - back the page of a slot's entry
- * @tab: a set's table
- * @slot: a slot beyond the backed pages; slots are taken in order, so it
- *        is in the first page not backed
- *
- * Every allocation comes before the table changes: a failure leaves it as
- * it was.
- *
- * Return: 0; -ENOMEM; -ENOSPC when @slot is beyond the table's size (a
- * set whose slots were retired: see twheel_ids.h).
- */
-int __twheel_table_back(struct twheel_table *tab, u32 slot)
+/* Back one more page: the first one not backed. */
+static int twheel_table_back_one(struct twheel_table *tab)
 {
-	u32 nr = slot / TWHEEL_TABLE_PER_PAGE, max;
 	u64 **pages;
 	u64 *page;
+	u32 max;
 
-	if (nr >= tab->size_pages)
-		return -ENOSPC;
-	if (WARN_ON_ONCE(nr != tab->nr_pages))
-		return -ENOSPC;
 	page = (u64 *)get_zeroed_page(TWHEEL_GFP);
 	if (!page)
 		return -ENOMEM;
@@ -87,6 +72,34 @@ int __twheel_table_back(struct twheel_table *tab, u32 slot)
 		tab->max_pages = max;
 	}
 	tab->pages[tab->nr_pages++] = page;
+	return 0;
+}
+
+/**
+ * __twheel_table_back() - back the pages up to a slot's entry
+ * @tab: a set's table
+ * @slot: a slot beyond the backed pages: usually in the first page not
+ *        backed (slots are taken in order), further when the table came
+ *        after slots were taken (a configuration after failed adds)
+ *
+ * Each page's allocations come before the table changes: a failure leaves
+ * the pages backed before it, and no more.
+ *
+ * Return: 0; -ENOMEM; -ENOSPC when @slot is beyond the table's size (a
+ * set whose slots were retired: see twheel_ids.h).
+ */
+int __twheel_table_back(struct twheel_table *tab, u32 slot)
+{
+	u32 nr = slot / TWHEEL_TABLE_PER_PAGE;
+	int ret;
+
+	if (nr >= tab->size_pages)
+		return -ENOSPC;
+	while (tab->nr_pages <= nr) {
+		ret = twheel_table_back_one(tab);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(__twheel_table_back);

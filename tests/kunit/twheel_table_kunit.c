@@ -216,7 +216,38 @@ static void twheel_table_config_rules(struct kunit *test)
 	twheel_ctx_destroy(ctx);
 }
 
+/*
+ * Adds whose results could not be written back leave free slots and no
+ * timer: a table configured then has entries for those slots too, which
+ * the next adds reuse (found by the fuzzer: a NULL page was written).
+ */
+static void twheel_table_after_failed_adds(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_new(test, 4096);
+	struct twheel_op op = {
+		.op = TWHEEL_OP_ADD, .expires_ns = 10 * MS,
+		.clock = CLOCK_MONOTONIC,
+	};
+	struct twheel_info info = { };
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		op.id = 0;
+		KUNIT_ASSERT_EQ(test, ctx_do(ctx, &op, ctx_fail), -EFAULT);
+	}
+	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 0ULL);
+	KUNIT_ASSERT_EQ(test, twheel_ctx_config(ctx, MS, TWHEEL_CONFIG_MANUAL |
+						TWHEEL_CONFIG_TABLE, 0), 0);
+	twheel_ctx_info(ctx, &info);
+	KUNIT_EXPECT_EQ(test, info.table_size, 8 * PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, ctx_do(ctx, &op, NULL), 0);
+	KUNIT_EXPECT_EQ(test, *entry_of(ctx, op.id),
+			TWHEEL_TABLE_DEADLINE(op.id, 10));
+	twheel_ctx_destroy(ctx);
+}
+
 static struct kunit_case twheel_table_cases[] = {
+	KUNIT_CASE(twheel_table_after_failed_adds),
 	KUNIT_CASE(twheel_table_pages_backed_as_slots_grow),
 	KUNIT_CASE(twheel_table_kernel_writes),
 	KUNIT_CASE(twheel_table_push_back_and_cancel),

@@ -543,7 +543,8 @@ struct twheel_uring_cmd {
  *
  * Allowed only before the fd's first timer is added (EBUSY after, even
  * once that timer is gone); it may be repeated before, the last one
- * counts.
+ * counts. ENOMEM (nothing changed) when the memory of a table cannot be
+ * allocated.
  *
  * TWHEEL_CONFIG_MANUAL: the fd's timers, on whatever clock they are
  * added, all run on one manual clock that starts at 0 and moves only by
