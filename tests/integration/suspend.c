@@ -1,0 +1,636 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * suspend: timers through a real suspend to RAM of the test VM (ACPI S3,
+ * which tests/vm/run.sh lets QEMU offer; the guest is woken by the CMOS
+ * RTC's alarm), and the alarm clocks CLOCK_REALTIME_ALARM and
+ * CLOCK_BOOTTIME_ALARM (uapi/linux/twheel.h, "Clocks"):
+ *
+ * - the harness itself: a timerfd on CLOCK_BOOTTIME_ALARM wakes the
+ *   system from a suspend and expires exactly once, never early;
+ * - twheel's alarm timers (TWHEEL_FEATURE_ALARM): one on each alarm clock
+ *   wakes the system from a suspend, its record is queued after the resume,
+ *   once, never before its deadline; a plain CLOCK_BOOTTIME timer due
+ *   during the suspend fires after the resume, never early;
+ * - adding or modifying a timer on an alarm clock needs CAP_WAKE_ALARM in
+ *   the calling task: EPERM without (ioctl and batch, also on a manual fd),
+ *   whoever opened the fd; the capability alone (no root) is enough.
+ *
+ * A case suspends by writing "mem" to /sys/power/state, which returns
+ * after the resume. A backstop RTC wake alarm (/sys/class/rtc/rtc0/
+ * wakealarm, BACKSTOP_S ahead) wakes the guest if nothing else does; a
+ * resume that comes that late fails the case: the alarm did not wake the
+ * system. That the system really slept is shown by
+ * /sys/power/suspend_stats/success and by CLOCK_BOOTTIME - CLOCK_MONOTONIC,
+ * which grows by the time suspended; "#" lines report both.
+ */
+#include <pthread.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <linux/capability.h>
+
+#include "twtest.h"
+
+#ifndef CLOCK_REALTIME_ALARM
+#define CLOCK_REALTIME_ALARM	8
+#endif
+#ifndef CLOCK_BOOTTIME_ALARM
+#define CLOCK_BOOTTIME_ALARM	9
+#endif
+#ifndef TWHEEL_FEATURE_ALARM
+#define TWHEEL_FEATURE_ALARM	0x100ULL
+#endif
+#ifndef CAP_WAKE_ALARM
+#define CAP_WAKE_ALARM		35
+#endif
+
+#define POWER_STATE	"/sys/power/state"
+#define SUSPEND_OK	"/sys/power/suspend_stats/success"
+#define WAKEALARM	"/sys/class/rtc/rtc0/wakealarm"
+
+/*
+ * The alarms are ALARM_S ahead: the kernel's alarmtimer refuses to suspend
+ * (EBUSY) with an alarm less than 2 s away, and entering the suspend takes
+ * a while on the debug kernel. The backstop wakes the guest BACKSTOP_S
+ * after the suspend began; a resume later than LATE_S after it means the
+ * alarm did not wake the system.
+ */
+#define ALARM_S		8
+#define BACKSTOP_S	60
+#define LATE_S		40
+
+#define NOBODY		65534
+
+/* An id no add ever returns: what a failed add must leave in the struct. */
+#define ID_UNTOUCHED	0x5a5a5a5a5a5a5a5aULL
+
+/* What one suspend did, measured around the write to /sys/power/state. */
+struct slept {
+	int64_t boot0, boot1;		/* CLOCK_BOOTTIME before, after */
+	int64_t mono0, mono1;		/* CLOCK_MONOTONIC before, after */
+	int64_t slept_ns;		/* growth of boottime - monotonic */
+};
+
+/*
+ * suspend_now(&s): suspend to RAM now and return after the resume, or fail
+ * the case. Fails unless the kernel counts one more successful suspend,
+ * and when the resume came so late that only the backstop can have woken
+ * the system.
+ */
+#define suspend_now(s)	suspend_now_at(__FILE__, __LINE__, (s))
+static void suspend_now_at(const char *file, int line, struct slept *s)
+{
+	char state[128] = "", buf[32];
+	long long ok0, ok1;
+	FILE *f;
+	int err;
+
+	f = fopen(POWER_STATE, "r");
+	if (!f || !fgets(state, sizeof(state), f) || !strstr(state, "mem"))
+		twt_fail(file, line, "no suspend to RAM: %s reads '%s'",
+			 POWER_STATE, state);
+	fclose(f);
+	ok0 = twt_sysfs_read(SUSPEND_OK);
+	if (ok0 < 0)
+		twt_fail(file, line, "cannot read %s", SUSPEND_OK);
+	/* A write of an absolute time over a set alarm is EBUSY: clear it. */
+	snprintf(buf, sizeof(buf), "+%d", BACKSTOP_S);
+	if (twt_sysfs_write(WAKEALARM, "0") || twt_sysfs_write(WAKEALARM, buf))
+		twt_fail(file, line, "backstop %s: %s", WAKEALARM,
+			 strerror(errno));
+
+	s->mono0 = twt_mono();
+	s->boot0 = twt_now(CLOCK_BOOTTIME);
+	err = twt_sysfs_write(POWER_STATE, "mem") ? errno : 0;
+	s->boot1 = twt_now(CLOCK_BOOTTIME);
+	s->mono1 = twt_mono();
+
+	twt_sysfs_write(WAKEALARM, "0");
+	ok1 = twt_sysfs_read(SUSPEND_OK);
+	s->slept_ns = (s->boot1 - s->mono1) - (s->boot0 - s->mono0);
+	printf("# suspend: write \"mem\" %s; suspend_stats/success %lld -> "
+	       "%lld; boottime - monotonic grew %.3f s; the write took %.3f s "
+	       "of boottime, %.3f s of monotonic\n",
+	       err ? strerror(err) : "ok", ok0, ok1, s->slept_ns / 1e9,
+	       (s->boot1 - s->boot0) / 1e9, (s->mono1 - s->mono0) / 1e9);
+	if (err)
+		twt_fail(file, line, "echo mem > %s: %s", POWER_STATE,
+			 strerror(err));
+	if (ok1 != ok0 + 1)
+		twt_fail(file, line, "%s went from %lld to %lld, not +1",
+			 SUSPEND_OK, ok0, ok1);
+	if (s->boot1 - s->boot0 >= LATE_S * TWT_S)
+		twt_fail(file, line, "resumed %.3f s after the suspend began: "
+			 "woken by the %d s backstop, not by the alarm",
+			 (s->boot1 - s->boot0) / 1e9, BACKSTOP_S);
+}
+
+/* ---- the harness: a timerfd alarm through a suspend ---- */
+
+/*
+ * The kernel's own alarm timers (timerfd) wake the system from a real
+ * suspend: proves that the VM suspends, that the RTC wakes it, and what
+ * the twheel cases can expect of both.
+ */
+static void timerfd_alarm_wakes(void)
+{
+	struct itimerspec its;
+	struct slept s;
+	int64_t deadline, seen;
+	uint64_t n = 0;
+	int tfd;
+
+	tfd = timerfd_create(CLOCK_BOOTTIME_ALARM, TFD_NONBLOCK);
+	CHECK(tfd >= 0);
+	memset(&its, 0, sizeof(its));
+	deadline = twt_now(CLOCK_BOOTTIME) + ALARM_S * TWT_S;
+	its.it_value.tv_sec = deadline / TWT_S;
+	its.it_value.tv_nsec = deadline % TWT_S;
+	CHECK_OK(timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL));
+
+	suspend_now(&s);
+
+	CHECK(twt_poll(tfd, 20000) & POLLIN);
+	seen = twt_now(CLOCK_BOOTTIME);
+	CHECK_EQ(read(tfd, &n, sizeof(n)), sizeof(n));
+	CHECK_EQ(n, 1);
+	CHECK(seen >= deadline);
+	/* Exactly once: nothing more comes. */
+	CHECK_EQ(twt_poll(tfd, 1000), 0);
+	CHECK_ERR(read(tfd, &n, sizeof(n)), EAGAIN);
+	printf("# timerfd: suspended %.3f s before its deadline, resumed "
+	       "%.3f s after the suspend began (%+.3f s from the deadline), "
+	       "readable %+.3f ms from the deadline\n",
+	       (deadline - s.boot0) / 1e9, (s.boot1 - s.boot0) / 1e9,
+	       (s.boot1 - deadline) / 1e9, (seen - deadline) / 1e6);
+	close(tfd);
+}
+
+/* ---- twheel ---- */
+
+static int has_alarm(int fd)
+{
+	return !!(twt_info(fd).features & TWHEEL_FEATURE_ALARM);
+}
+
+static void need_alarm(int fd)
+{
+	if (!has_alarm(fd))
+		twt_skip("module without TWHEEL_FEATURE_ALARM");
+}
+
+/*
+ * The handshake tells the truth about the alarm clocks: with the feature,
+ * bits 8 and 9 of clocks and a root add on each works; without it,
+ * neither bit and both are EINVAL like any unknown clock.
+ */
+static void alarm_clocks_in_info(void)
+{
+	int fd = twt_open(O_NONBLOCK);
+	struct twheel_info i = twt_info(fd);
+	uint64_t bits = (1ULL << CLOCK_REALTIME_ALARM) |
+			(1ULL << CLOCK_BOOTTIME_ALARM);
+	uint64_t id;
+
+	printf("# features %#llx clocks %#llx\n",
+	       (unsigned long long)i.features, (unsigned long long)i.clocks);
+	if (!(i.features & TWHEEL_FEATURE_ALARM)) {
+		CHECK_EQ(i.clocks & bits, 0);
+		CHECK_ERR(twt_add_raw(fd, 1, TWT_S, 0, CLOCK_REALTIME_ALARM,
+				      NULL), EINVAL);
+		CHECK_ERR(twt_add_raw(fd, 1, TWT_S, 0, CLOCK_BOOTTIME_ALARM,
+				      NULL), EINVAL);
+		CHECK_EQ(twt_timers(fd), 0);
+		close(fd);
+		return;
+	}
+	CHECK_EQ(i.clocks & bits, bits);
+	id = twt_add(fd, 1, 3600 * TWT_S, 0, CLOCK_REALTIME_ALARM);
+	CHECK_EQ(twt_query(fd, id).clock, CLOCK_REALTIME_ALARM);
+	id = twt_add(fd, 2, 3600 * TWT_S, 0, CLOCK_BOOTTIME_ALARM);
+	CHECK_EQ(twt_query(fd, id).clock, CLOCK_BOOTTIME_ALARM);
+	CHECK_EQ(twt_timers(fd), 2);
+	close(fd);
+}
+
+/*
+ * A thread blocked in poll(2) on the fd across the suspend, as an event
+ * loop would be: it is frozen with the rest of user space and must be
+ * woken by the records after the resume. It reports by writing the
+ * CLOCK_BOOTTIME time it saw the fd readable into a pipe.
+ */
+struct waiter {
+	pthread_t th;
+	int fd;
+	int pipe[2];
+};
+
+static void *waiter_main(void *arg)
+{
+	struct waiter *w = arg;
+	int64_t t;
+
+	if (twt_poll(w->fd, -1) & POLLIN) {
+		t = twt_now(CLOCK_BOOTTIME);
+		if (write(w->pipe[1], &t, sizeof(t)) != sizeof(t))
+			return NULL;
+	}
+	return NULL;
+}
+
+static void waiter_start(struct waiter *w, int fd)
+{
+	w->fd = fd;
+	CHECK_OK(pipe(w->pipe));
+	CHECK_EQ(pthread_create(&w->th, NULL, waiter_main, w), 0);
+}
+
+/* The boottime at which the waiter saw the fd readable, or fail. */
+static int64_t waiter_end(struct waiter *w)
+{
+	int64_t t = 0;
+
+	CHECK(twt_poll(w->pipe[0], 20000) & POLLIN);
+	CHECK_EQ(read(w->pipe[0], &t, sizeof(t)), sizeof(t));
+	CHECK_EQ(pthread_join(w->th, NULL), 0);
+	close(w->pipe[0]);
+	close(w->pipe[1]);
+	return t;
+}
+
+/* The record of timer id among ev[0..n), or fail. */
+static const struct twheel_event *find_ev(const struct twheel_event *ev,
+					  size_t n, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (ev[i].id == id)
+			return &ev[i];
+	twt_fail(__FILE__, __LINE__, "no record of timer %" PRIu64, id);
+}
+
+/*
+ * One record of a one-shot timer: its cookie, clock and count 1, queued
+ * never before the deadline and not after now (both on @readclk, which the
+ * timer's clock reads as).
+ */
+#define CHECK_RECORD(e, cookie_, clock_, deadline, readclk) do {	\
+	CHECK_EQ((e)->cookie, (cookie_));				\
+	CHECK_EQ((e)->clock, (clock_));					\
+	CHECK_EQ((e)->count, 1);					\
+	CHECK_EQ((e)->flags, 0);					\
+	CHECK((e)->time_ns >= (deadline));				\
+	CHECK((e)->time_ns <= twt_now(readclk));			\
+} while (0)
+
+/* Exactly once: nothing more comes, and the one-shot timers have ended. */
+static void check_nothing_more(int fd)
+{
+	CHECK_EQ(twt_poll(fd, 1000), 0);
+	CHECK_NONE_QUEUED(fd);
+	CHECK_EQ(twt_timers(fd), 0);
+}
+
+/*
+ * A CLOCK_BOOTTIME_ALARM timer wakes the system from a suspend; a plain
+ * CLOCK_BOOTTIME timer due earlier, during the suspend, does not wake it
+ * but fires after the resume, never early.
+ */
+static void boottime_alarm_wakes(void)
+{
+	int fd = twt_open(O_NONBLOCK);
+	struct twheel_event ev[4];
+	const struct twheel_event *ea, *eb;
+	struct waiter w;
+	struct slept s;
+	int64_t b, da, db, seen;
+	uint64_t ida, idb;
+
+	need_alarm(fd);
+	b = twt_now(CLOCK_BOOTTIME);
+	da = b + ALARM_S * TWT_S;
+	db = b + (ALARM_S - 3) * TWT_S;
+	ida = twt_add_abs(fd, 1, da, CLOCK_BOOTTIME_ALARM);
+	idb = twt_add_abs(fd, 2, db, CLOCK_BOOTTIME);
+	waiter_start(&w, fd);
+
+	suspend_now(&s);
+
+	seen = waiter_end(&w);
+	twt_read_n(fd, ev, 2, 20000);
+	ea = find_ev(ev, 2, ida);
+	eb = find_ev(ev, 2, idb);
+	CHECK_RECORD(ea, 1, CLOCK_BOOTTIME_ALARM, da, CLOCK_BOOTTIME);
+	CHECK_RECORD(eb, 2, CLOCK_BOOTTIME, db, CLOCK_BOOTTIME);
+	check_nothing_more(fd);
+	printf("# boottime alarm: suspended %.3f s before its deadline, "
+	       "resumed %+.3f s from it; waiter woken (first record) %+.3f ms "
+	       "from it; record time_ns - deadline = %.3f ms (alarm), %.3f ms "
+	       "(plain boottime timer, due %.3f s into the suspend)\n",
+	       (da - s.boot0) / 1e9, (s.boot1 - da) / 1e9,
+	       (seen - da) / 1e6, (ea->time_ns - da) / 1e6,
+	       (eb->time_ns - db) / 1e6, (db - s.boot0) / 1e9);
+	close(fd);
+}
+
+/*
+ * A CLOCK_REALTIME_ALARM timer (absolute) wakes the system from a
+ * suspend; its record comes once, never before its wall-clock deadline.
+ */
+static void realtime_alarm_wakes(void)
+{
+	int fd = twt_open(O_NONBLOCK);
+	struct twheel_event ev[2];
+	struct waiter w;
+	struct slept s;
+	int64_t dr, r0, seen;
+	uint64_t id;
+
+	need_alarm(fd);
+	r0 = twt_now(CLOCK_REALTIME);
+	dr = r0 + ALARM_S * TWT_S;
+	id = twt_add_abs(fd, 3, dr, CLOCK_REALTIME_ALARM);
+	waiter_start(&w, fd);
+
+	suspend_now(&s);
+
+	seen = waiter_end(&w);
+	twt_read_n(fd, ev, 1, 20000);
+	CHECK_EQ(ev[0].id, id);
+	CHECK_RECORD(&ev[0], 3, CLOCK_REALTIME_ALARM, dr, CLOCK_REALTIME);
+	check_nothing_more(fd);
+	printf("# realtime alarm: resumed %.3f s after the suspend began, "
+	       "deadline %.3f s after the add; waiter woken at boottime "
+	       "%+.3f s from the resume; record time_ns - deadline = "
+	       "%.3f ms\n", (s.boot1 - s.boot0) / 1e9, (dr - r0) / 1e9,
+	       (seen - s.boot1) / 1e9, (ev[0].time_ns - dr) / 1e6);
+	close(fd);
+}
+
+/* ---- CAP_WAKE_ALARM ---- */
+
+/* Set this task's effective and permitted capabilities to exactly @keep
+ * (a bit mask of capability numbers < 64), inheritable none. */
+static void caps_set(uint64_t keep)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[2];
+
+	memset(d, 0, sizeof(d));
+	d[0].effective = d[0].permitted = (uint32_t)keep;
+	d[1].effective = d[1].permitted = (uint32_t)(keep >> 32);
+	CHECK_OK(syscall(SYS_capset, &h, d));
+}
+
+/* This task's effective capabilities, as a mask. */
+static uint64_t caps_get(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[2];
+
+	memset(d, 0, sizeof(d));
+	CHECK_OK(syscall(SYS_capget, &h, d));
+	return d[0].effective | (uint64_t)d[1].effective << 32;
+}
+
+#define CAP(c)		(1ULL << (c))
+
+/* ADD on @clock as is: the errno of a failure (0: success), and the
+ * struct checked untouched after a failure. */
+static int add_errno(int fd, uint32_t clock, uint32_t flags, int64_t exp)
+{
+	struct twheel_add a, given;
+
+	memset(&a, 0, sizeof(a));
+	a.cookie = 7;
+	a.expires_ns = exp;
+	a.flags = flags;
+	a.clock = clock;
+	a.id = ID_UNTOUCHED;
+	given = a;
+	if (ioctl(fd, TWHEEL_IOC_ADD, &a) == 0) {
+		CHECK(a.id && a.id != ID_UNTOUCHED);
+		return 0;
+	}
+	CHECK(!memcmp(&a, &given, sizeof(a)));
+	return errno;
+}
+
+/*
+ * What a task without CAP_WAKE_ALARM gets on @fd (opened by root, which
+ * holds the alarm timer @ra): EPERM for every add on an alarm clock,
+ * single or batched, relative or absolute; everything else works.
+ */
+static void without_cap(int fd, uint64_t ra)
+{
+	struct twheel_op ops[3];
+	uint64_t timers = twt_timers(fd);
+	int64_t r = twt_now(CLOCK_REALTIME), b = twt_now(CLOCK_BOOTTIME);
+
+	CHECK_EQ(add_errno(fd, CLOCK_REALTIME_ALARM, 0, TWT_S), EPERM);
+	CHECK_EQ(add_errno(fd, CLOCK_BOOTTIME_ALARM, 0, TWT_S), EPERM);
+	CHECK_EQ(add_errno(fd, CLOCK_REALTIME_ALARM, TWHEEL_ABSTIME,
+			   r + 3600 * TWT_S), EPERM);
+	CHECK_EQ(add_errno(fd, CLOCK_BOOTTIME_ALARM, TWHEEL_ABSTIME,
+			   b + 3600 * TWT_S), EPERM);
+	CHECK_EQ(twt_timers(fd), timers);
+
+	/* A batch: the alarm adds fail alone, the plain one is done. */
+	memset(ops, 0, sizeof(ops));
+	ops[0].op = ops[1].op = ops[2].op = TWHEEL_OP_ADD;
+	ops[0].clock = CLOCK_REALTIME_ALARM;
+	ops[1].clock = CLOCK_BOOTTIME;
+	ops[2].clock = CLOCK_BOOTTIME_ALARM;
+	ops[0].expires_ns = ops[1].expires_ns = ops[2].expires_ns =
+		3600 * TWT_S;
+	ops[0].id = ops[1].id = ops[2].id = ID_UNTOUCHED;
+	CHECK_EQ(twt_submit_raw(fd, ops, 3), 3);
+	CHECK_EQ(ops[0].error, -EPERM);
+	CHECK_EQ(ops[0].id, 0);
+	CHECK_EQ(ops[1].error, 0);
+	CHECK(ops[1].id && ops[1].id != ID_UNTOUCHED);
+	CHECK_EQ(ops[2].error, -EPERM);
+	CHECK_EQ(ops[2].id, 0);
+	CHECK_EQ(twt_timers(fd), timers + 1);
+
+	/* Querying and cancelling take no capability. */
+	CHECK_EQ(twt_query(fd, ra).clock, CLOCK_REALTIME_ALARM);
+	twt_cancel(fd, ra);
+}
+
+/* Run fn(arg) in a child process; fail unless it exits 0. */
+static void in_child(void (*fn)(void *), void *arg)
+{
+	int status = 0;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		fn(arg);
+		fflush(stdout);
+		_exit(0);
+	}
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status));
+	CHECK_EQ(WEXITSTATUS(status), 0);
+}
+
+struct cap_arg {
+	int fd;		/* opened by root */
+	uint64_t ra, bt, plain;
+};
+
+/* This task without CAP_WAKE_ALARM (and only without it), still root. */
+static void drop_wake_alarm(void)
+{
+	caps_set(caps_get() & ~CAP(CAP_WAKE_ALARM));
+	CHECK_EQ(getuid(), 0);
+	CHECK(!(caps_get() & CAP(CAP_WAKE_ALARM)));
+	CHECK(caps_get() & CAP(CAP_SYS_ADMIN));
+}
+
+/* Root without CAP_WAKE_ALARM (and only without it). */
+static void root_minus_wake_alarm(void *p)
+{
+	struct cap_arg *a = p;
+	int mfd;
+
+	drop_wake_alarm();
+	without_cap(a->fd, a->ra);
+
+	/* Also on a manual fd, this task's own. */
+	mfd = twt_open_manual(O_NONBLOCK, TWT_MS);
+	CHECK_EQ(add_errno(mfd, CLOCK_BOOTTIME_ALARM, 0, TWT_S), EPERM);
+	CHECK_EQ(add_errno(mfd, CLOCK_REALTIME_ALARM, 0, TWT_S), EPERM);
+	CHECK_EQ(add_errno(mfd, CLOCK_BOOTTIME, 0, TWT_S), 0);
+	CHECK_EQ(twt_timers(mfd), 1);
+	close(mfd);
+}
+
+/* Nobody with CAP_WAKE_ALARM only: allowed, on its own fd. */
+static void nobody_with_wake_alarm(void *p)
+{
+	int fd;
+
+	(void)p;
+	CHECK_OK(prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0));
+	twt_become(NOBODY);
+	caps_set(CAP(CAP_WAKE_ALARM));
+	CHECK_EQ(caps_get(), CAP(CAP_WAKE_ALARM));
+	fd = twt_open(O_NONBLOCK);
+	CHECK_EQ(add_errno(fd, CLOCK_REALTIME_ALARM, 0, 3600 * TWT_S), 0);
+	CHECK_EQ(add_errno(fd, CLOCK_BOOTTIME_ALARM, 0, 3600 * TWT_S), 0);
+	CHECK_EQ(twt_timers(fd), 2);
+	close(fd);
+	fd = twt_open_manual(O_NONBLOCK, TWT_MS);
+	CHECK_EQ(add_errno(fd, CLOCK_BOOTTIME_ALARM, 0, TWT_S), 0);
+	close(fd);
+}
+
+/* Nobody without any capability: EPERM, on its own fd too. */
+static void nobody_plain(void *p)
+{
+	int fd;
+
+	(void)p;
+	twt_become(NOBODY);
+	CHECK_EQ(caps_get(), 0);
+	fd = twt_open(O_NONBLOCK);
+	CHECK_EQ(add_errno(fd, CLOCK_REALTIME_ALARM, 0, 3600 * TWT_S), EPERM);
+	CHECK_EQ(add_errno(fd, CLOCK_BOOTTIME_ALARM, 0, 3600 * TWT_S), EPERM);
+	CHECK_EQ(add_errno(fd, CLOCK_MONOTONIC, 0, 3600 * TWT_S), 0);
+	CHECK_EQ(twt_timers(fd), 1);
+	close(fd);
+}
+
+/*
+ * CAP_WAKE_ALARM of the calling task decides, not who opened the fd nor
+ * the uid: root has it and adds; root without it (only it) gets EPERM on
+ * root's fd; nobody with only it adds; plain nobody gets EPERM.
+ */
+static void eperm_without_cap_wake_alarm(void)
+{
+	struct cap_arg a = { 0 };
+	int mfd;
+
+	a.fd = twt_open(O_NONBLOCK);
+	need_alarm(a.fd);
+	CHECK(caps_get() & CAP(CAP_WAKE_ALARM));
+	a.ra = twt_add(a.fd, 1, 3600 * TWT_S, 0, CLOCK_REALTIME_ALARM);
+	a.bt = twt_add(a.fd, 2, 3600 * TWT_S, 0, CLOCK_BOOTTIME_ALARM);
+	/* A manual fd takes the alarm clocks too. */
+	mfd = twt_open_manual(O_NONBLOCK, TWT_MS);
+	CHECK_EQ(add_errno(mfd, CLOCK_REALTIME_ALARM, 0, TWT_S), 0);
+	CHECK_EQ(add_errno(mfd, CLOCK_BOOTTIME_ALARM, 0, TWT_S), 0);
+	close(mfd);
+
+	in_child(root_minus_wake_alarm, &a);
+	/* The child cancelled ra and added one plain timer. */
+	CHECK_EQ(twt_timers(a.fd), 2);
+	in_child(nobody_with_wake_alarm, NULL);
+	in_child(nobody_plain, NULL);
+	close(a.fd);
+}
+
+/* Without CAP_WAKE_ALARM: EPERM for modifies of root's alarm timers. */
+static void modify_without_cap(void *p)
+{
+	struct cap_arg *a = p;
+	struct twheel_status st0, st;
+	struct twheel_op op;
+
+	drop_wake_alarm();
+	st0 = twt_query(a->fd, a->bt);
+	CHECK_ERR(twt_modify_raw(a->fd, a->bt, 0, 7200 * TWT_S, 0, 0, NULL),
+		  EPERM);
+	st = twt_query(a->fd, a->bt);
+	CHECK_EQ(st.deadline_ns, st0.deadline_ns);
+	CHECK_EQ(st.clock, CLOCK_BOOTTIME_ALARM);
+	CHECK_EQ(st.state, TWHEEL_STATE_PENDING);
+	st0 = twt_query(a->fd, a->ra);
+	memset(&op, 0, sizeof(op));
+	op.op = TWHEEL_OP_MODIFY;
+	op.id = a->ra;
+	op.expires_ns = 7200 * TWT_S;
+	CHECK_EQ(twt_submit_raw(a->fd, &op, 1), 1);
+	CHECK_EQ(op.error, -EPERM);
+	CHECK_EQ(twt_query(a->fd, a->ra).deadline_ns, st0.deadline_ns);
+	/* A plain timer is modified as ever. */
+	twt_modify(a->fd, a->plain, 7200 * TWT_S, 0, 0);
+}
+
+/*
+ * "Adding or modifying a timer on an alarm clock needs CAP_WAKE_ALARM"
+ * (uapi/linux/twheel.h, "Clocks", and struct twheel_modify's errors):
+ * root modifies its alarm timers; the same task without the capability
+ * gets EPERM, single or batched, and the timer stays as it was.
+ */
+static void modify_alarm_needs_cap(void)
+{
+	struct cap_arg a = { 0 };
+
+	a.fd = twt_open(O_NONBLOCK);
+	need_alarm(a.fd);
+	a.ra = twt_add(a.fd, 1, 3600 * TWT_S, 0, CLOCK_REALTIME_ALARM);
+	a.bt = twt_add(a.fd, 2, 3600 * TWT_S, 0, CLOCK_BOOTTIME_ALARM);
+	a.plain = twt_add(a.fd, 3, 3600 * TWT_S, 0, CLOCK_BOOTTIME);
+	twt_modify(a.fd, a.bt, 3000 * TWT_S, 0, 0);
+	twt_modify(a.fd, a.ra, 3000 * TWT_S, 0, 0);
+	in_child(modify_without_cap, &a);
+	close(a.fd);
+}
+
+TWT_MAIN("suspend",
+	 TWT_CASE(alarm_clocks_in_info),
+	 TWT_CASE(eperm_without_cap_wake_alarm),
+	 TWT_CASE(modify_alarm_needs_cap),
+	 TWT_CASE_T(timerfd_alarm_wakes, 180),
+	 TWT_CASE_T(boottime_alarm_wakes, 180),
+	 TWT_CASE_T(realtime_alarm_wakes, 180));
