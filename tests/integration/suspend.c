@@ -370,8 +370,10 @@ static void realtime_alarm_wakes(void)
 
 /* ---- CAP_WAKE_ALARM ---- */
 
-/* Set this task's effective and permitted capabilities to exactly @keep
- * (a bit mask of capability numbers < 64), inheritable none. */
+/*
+ * Set this task's effective and permitted capabilities to exactly @keep
+ * (a bit mask of capability numbers < 64), inheritable none.
+ */
 static void caps_set(uint64_t keep)
 {
 	struct __user_cap_header_struct h = {
@@ -400,8 +402,10 @@ static uint64_t caps_get(void)
 
 #define CAP(c)		(1ULL << (c))
 
-/* ADD on @clock as is: the errno of a failure (0: success), and the
- * struct checked untouched after a failure. */
+/*
+ * ADD on @clock as is: the errno of a failure (0: success), and the
+ * struct checked untouched after a failure.
+ */
 static int add_errno(int fd, uint32_t clock, uint32_t flags, int64_t exp)
 {
 	struct twheel_add a, given;
