@@ -614,6 +614,51 @@ static void push_back_many(void)
 	close(fd);
 }
 
+/*
+ * Many timers of one tick, each pushed back to one of 64 later ticks (far
+ * ones too, beyond the wheel's first level): none fires at the old tick,
+ * each exactly at its own, in one advance or step by step.
+ */
+static void push_back_crowd(void)
+{
+	enum { N = 5000 };
+	static uint64_t ids[N];
+	static struct twheel_event ev[N + 1];
+	static int got[N];
+	uint64_t *tab;
+	size_t n, j;
+	int fd, i, t;
+
+	fd = manual_table(0, &tab);
+	for (i = 0; i < N; i++) {
+		ids[i] = twt_add(fd, i, 10 * MS, TWHEEL_ABSTIME,
+				 CLOCK_MONOTONIC);
+		st(tab, ids[i], TWHEEL_TABLE_DEADLINE(ids[i],
+						      11 + (i % 64) * 97));
+	}
+	adv_to(fd, 10 * MS);
+	CHECK_NONE_QUEUED(fd);
+	CHECK_EQ(twt_timers(fd), N);
+	for (t = 11; t <= 11 + 63 * 97; t++) {
+		adv_to(fd, t * MS);
+		n = twt_drain(fd, ev, N + 1);
+		if ((t - 11) % 97) {
+			CHECK_EQ(n, 0);
+			continue;
+		}
+		CHECK_EQ(n, (N + 63 - (t - 11) / 97) / 64);
+		for (j = 0; j < n; j++) {
+			CHECK(ev[j].cookie < N);
+			CHECK_EQ(ev[j].id, ids[ev[j].cookie]);
+			CHECK_EQ(ev[j].time_ns, t * MS);
+			CHECK_EQ(11 + (ev[j].cookie % 64) * 97, t);
+			CHECK_EQ(got[ev[j].cookie]++, 0);
+		}
+	}
+	CHECK_EQ(twt_timers(fd), 0);
+	close(fd);
+}
+
 /* A store cannot move a timer forward: earlier or equal ticks. */
 static void push_back_earlier(void)
 {
@@ -876,7 +921,7 @@ struct gtimer {
 	uint64_t id;
 	int64_t placed;		/* deadline tick */
 	uint64_t v;		/* stored */
-	int64_t want;		/* tick of its record; -1: freed silently */
+	int64_t want;		/* its record's tick; -1: freed silently */
 	int records;
 };
 
@@ -899,8 +944,8 @@ static void garbage_tagged(void)
 				  CLOCK_MONOTONIC);
 		/* Half near the placed tick, half anywhere (33 bits). */
 		if (i % 2)
-			low = (uint64_t)(g[i].placed - 100 + (int64_t)(r % 300)) &
-			      0xffffffffULL;
+			low = (uint64_t)(g[i].placed - 100 +
+					 (int64_t)(r % 300)) & 0xffffffffULL;
 		else
 			low = r & 0xffffffffULL;
 		low |= twt_rand(&seed) & TWHEEL_TABLE_CANCEL;
@@ -946,8 +991,9 @@ static void garbage_tagged(void)
 			CHECK(ev[j].time_ns >= t->placed * MS);
 			if (now != t->want || t->records)
 				printf("# timer %" PRIu64 " placed %" PRId64
-				       " stored %#" PRIx64 ": record at %" PRId64
-				       ", want %" PRId64 ", %d before\n",
+				       " stored %#" PRIx64 ": record at %"
+				       PRId64 ", want %" PRId64
+				       ", %d before\n",
 				       (uint64_t)ev[j].cookie, t->placed,
 				       t->v, now, t->want, t->records);
 			CHECK(t->want >= 0);
@@ -1219,7 +1265,8 @@ static void close_mapped(void)
 	st(tab, ids[1], TWHEEL_TABLE_CANCELLED(ids[1]));
 	st(tab, ids[2], TWHEEL_TABLE_DEADLINE(ids[2], d0 / MS + 1000));
 	CHECK_EQ(ld(tab, ids[1]), TWHEEL_TABLE_CANCELLED(ids[1]));
-	CHECK_EQ(ld(tab, ids[2]), TWHEEL_TABLE_DEADLINE(ids[2], d0 / MS + 1000));
+	CHECK_EQ(ld(tab, ids[2]),
+		 TWHEEL_TABLE_DEADLINE(ids[2], d0 / MS + 1000));
 	CHECK_EQ(fdinfo_of(other, "user_fds"), fds1);
 	/* The last mapping gone, the fd is gone. */
 	CHECK_OK(munmap(tab, pg));
@@ -1432,6 +1479,7 @@ TWT_MAIN("table",
 	 TWT_CASE(kernel_writes),
 	 TWT_CASE(push_back),
 	 TWT_CASE(push_back_many),
+	 TWT_CASE(push_back_crowd),
 	 TWT_CASE(push_back_earlier),
 	 TWT_CASE(store_while_queued),
 	 TWT_CASE(cancel_by_store),
