@@ -1200,6 +1200,42 @@ static void real_clock(void)
 	close(fd);
 }
 
+/*
+ * A real clock and a task blocked in read(2): a timer pushed back is
+ * not reported before its new deadline, one cancelled by a store never;
+ * the next one wakes the reader.
+ */
+static void real_clock_read(void)
+{
+	struct twheel_event ev[2];
+	uint64_t *tab, a, b, c;
+	int64_t now, d;
+	int fd;
+
+	fd = twt_open(0);
+	CHECK_OK(config_raw(fd, MS, CFG_TABLE | CFG_MAX, 8));
+	tab = map_table(fd, pgsz());
+	now = twt_mono();
+	a = twt_add(fd, 1, now + 100 * MS, TWHEEL_ABSTIME, CLOCK_MONOTONIC);
+	b = twt_add(fd, 2, now + 100 * MS, TWHEEL_ABSTIME, CLOCK_MONOTONIC);
+	c = twt_add(fd, 3, now + 50 * MS, TWHEEL_ABSTIME, CLOCK_MONOTONIC);
+	d = (now + 300 * MS) / MS;
+	st(tab, a, TWHEEL_TABLE_DEADLINE(a, d));
+	st(tab, b, TWHEEL_TABLE_CANCELLED(b));
+	st(tab, c, TWHEEL_TABLE_CANCELLED(c));
+	CHECK_EQ(read(fd, ev, sizeof(ev)), TWT_EV_SIZE);
+	CHECK(twt_mono() >= d * MS);
+	CHECK_EQ(ev[0].id, a);
+	CHECK(ev[0].time_ns >= d * MS);
+	printf("# record %+.3f ms from the stored deadline\n",
+	       (ev[0].time_ns - d * MS) / 1e6);
+	CHECK_EQ(twt_timers(fd), 0);
+	CHECK_EQ(twt_info(fd).cancelled, 0);
+	CHECK_ERR(twt_query_raw(fd, b, NULL), ENOENT);
+	CHECK_ERR(twt_query_raw(fd, c, NULL), ENOENT);
+	close(fd);
+}
+
 /* ---- 11. backing ---- */
 
 static void backing(void)
@@ -1489,6 +1525,7 @@ TWT_MAIN("table",
 	 TWT_CASE(range),
 	 TWT_CASE(periodic),
 	 TWT_CASE(real_clock),
+	 TWT_CASE(real_clock_read),
 	 TWT_CASE(backing),
 	 TWT_CASE(close_mapped),
 	 TWT_CASE(munmap_running),
