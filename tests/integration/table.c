@@ -33,7 +33,8 @@
  * fires exactly once.
  * Backing: pages beyond the slots used raise SIGBUS; fdinfo table_bytes.
  * Lifetime: the mapping keeps the fd's timer set (and the user's charge)
- * after close(2) until munmap; munmap changes nothing for the timers;
+ * after close(2) until munmap (also when the last mapping is a child's);
+ * munmap changes nothing for the timers;
  * after fork() and in a process mapping the fd itself it is one table.
  * Time namespaces: a stored D is a tick of the opener's namespace time.
  */
@@ -1311,6 +1312,45 @@ static void close_mapped(void)
 	close(other);
 }
 
+/* The last mapping may be a child's: the fd lives until it is gone. */
+static void mapping_in_child(void)
+{
+	size_t pg = pgsz();
+	long long fds0;
+	uint64_t *tab, id;
+	int other, fd, go[2];
+	char x = 'x';
+	pid_t pid;
+
+	other = twt_open(0);
+	fds0 = fdinfo_of(other, "user_fds");
+	fd = open_table(CFG_MANUAL, MS, 8);
+	tab = map_table(fd, pg);
+	id = twt_add(fd, 1, 10 * MS, TWHEEL_ABSTIME, CLOCK_MONOTONIC);
+	CHECK_OK(pipe(go));
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		close(fd);
+		close(go[1]);
+		CHECK_EQ(read(go[0], &x, 1), 1);
+		/* Alone with the table: still the fd's, stores land. */
+		CHECK_EQ(ld(tab, id), TWHEEL_TABLE_DEADLINE(id, 10));
+		st(tab, id, TWHEEL_TABLE_CANCELLED(id));
+		CHECK_EQ(ld(tab, id), TWHEEL_TABLE_CANCELLED(id));
+		_exit(0);
+	}
+	close(go[0]);
+	close(fd);
+	CHECK_OK(munmap(tab, pg));
+	CHECK_EQ(fdinfo_of(other, "user_fds"), fds0 + 1);
+	CHECK_EQ(write(go[1], &x, 1), 1);
+	wait_ok(pid);
+	CHECK_EQ(fdinfo_of(other, "user_fds"), fds0);
+	close(other);
+}
+
 /* munmap() changes nothing for the timers; mapped again: the same. */
 static void munmap_running(void)
 {
@@ -1528,6 +1568,7 @@ TWT_MAIN("table",
 	 TWT_CASE(real_clock_read),
 	 TWT_CASE(backing),
 	 TWT_CASE(close_mapped),
+	 TWT_CASE(mapping_in_child),
 	 TWT_CASE(munmap_running),
 	 TWT_CASE(fork_store),
 	 TWT_CASE(two_processes),
