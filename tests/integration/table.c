@@ -18,8 +18,8 @@
  * re-arm, other entries).
  * Stores, on the manual clock: a later deadline pushes a one-shot timer
  * back (no record, re-placed at exactly that tick, only the last store
- * counts, again and again), an earlier one or one stored after the record
- * was queued changes nothing; TWHEEL_TABLE_CANCELLED frees the timer at
+ * counts, again and again, 5000 timers of one tick at once), an earlier
+ * one or one stored after the record was queued changes nothing; TWHEEL_TABLE_CANCELLED frees the timer at
  * its tick without a record, counted until then in info.timers,
  * info.cancelled, fdinfo's cancelled and against max_timers (ENOSPC);
  * CANCEL on it succeeds, MODIFY overrides it. Stores aimed at an ended
@@ -30,12 +30,13 @@
  * end at their next tick when cancelled.
  * Real clock: a timer pushed back every 2 ms from another thread never
  * fires before the last deadline stored before its record's time_ns, and
- * fires exactly once.
+ * fires exactly once; a reader blocked in read(2) is woken at the pushed
+ * deadline, never for timers cancelled by a store.
  * Backing: pages beyond the slots used raise SIGBUS; fdinfo table_bytes.
  * Lifetime: the mapping keeps the fd's timer set (and the user's charge)
  * after close(2) until munmap (also when the last mapping is a child's);
- * munmap changes nothing for the timers;
- * after fork() and in a process mapping the fd itself it is one table.
+ * munmap changes nothing for the timers; after fork() and in a process
+ * mapping the fd itself it is one table.
  * Time namespaces: a stored D is a tick of the opener's namespace time.
  */
 #define _GNU_SOURCE
