@@ -420,8 +420,10 @@ static void mremap_move(void)
 	expect_one(fd, id2, 6, 20 * MS);
 	CHECK_EQ(ld(moved, id2), 0);
 	/* Dropped pages come back as the table's, not as new memory. */
-	CHECK_OK(madvise(moved, pg, MADV_DONTNEED));
-	CHECK_EQ(ld(moved, id), TWHEEL_TABLE_DEADLINE(id, 30));
+	if (madvise(moved, pg, MADV_DONTNEED) == 0)
+		CHECK_EQ(ld(moved, id), TWHEEL_TABLE_DEADLINE(id, 30));
+	else	/* a kernel without CONFIG_ADVISE_SYSCALLS (tinyconfig) */
+		CHECK_EQ(errno, ENOSYS);
 	adv_to(fd, 29 * MS);
 	CHECK_NONE_QUEUED(fd);
 	adv_to(fd, 30 * MS);
