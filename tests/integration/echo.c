@@ -20,8 +20,10 @@
  *     twheel's trace events count the operations, where the kernel has
  *     tracefs; the server is the only twheel user while the case runs):
  *     modify: exactly one MODIFY per activity; batch: at most one SUBMIT
- *     per activity; table: none per activity (no MODIFY, no SUBMIT, an ADD
- *     per connection and per push that came too late); one ADD per
+ *     per activity; table: none per activity (no MODIFY, no SUBMIT; an ADD
+ *     per connection, and one per expiry that turned out to be activity:
+ *     a push too late, or input not read yet, after the server stalled
+ *     for a timeout, which the other ways pay with a MODIFY); one ADD per
  *     connection, and with MODIFY one CANCEL.
  * The last case prints the three: timer system calls per activity.
  * Only lower bounds are asserted on time: a slow machine delays closes, it
