@@ -21,11 +21,15 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/hrtimer.h>
+#include <linux/irq_work.h>
 #include <linux/ktime.h>
+#include <linux/notifier.h>
 #include <linux/overflow.h>
+#include <linux/pvclock_gtod.h>
 #include <linux/slab.h>
 #include <linux/time_namespace.h>
 #include <linux/timekeeping.h>
+#include <linux/workqueue.h>
 #include <kunit/visibility.h>
 
 #include "twheel_base.h"
@@ -36,18 +40,123 @@
 
 static struct kmem_cache *twheel_base_cache;
 
+/*
+ * Wall clock sets. The timekeeping core tells its update listeners of
+ * every update, with whether the clock was set: settimeofday(2),
+ * clock_settime(2), adjtimex(2) steps and TAI offsets, leap seconds,
+ * resumes. The listener, called with the timekeeper's lock held and
+ * interrupts off, only bumps twheel_clock_sets (before any reader can see
+ * the new time) and queues an irq_work, whose only job is to queue the
+ * work that wakes the contexts that watch sets (twheel_clocks_watch()):
+ * a wake-up per context, in a process context of this module's own
+ * workqueue, not in an interrupt. Each context then finds the new
+ * sequence and does its part in its own task (twheel_timer.c).
+ */
+static atomic_t twheel_clock_sets = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(twheel_clock_set_wqh);
+static struct workqueue_struct *twheel_clock_set_wq;
+
+static void twheel_clock_set_wake(struct work_struct *work)
+{
+	wake_up_all(&twheel_clock_set_wqh);
+}
+
+static DECLARE_WORK(twheel_clock_set_work, twheel_clock_set_wake);
+
+static void twheel_clock_set_irq(struct irq_work *work)
+{
+	queue_work(twheel_clock_set_wq, &twheel_clock_set_work);
+}
+
+static DEFINE_IRQ_WORK(twheel_clock_set_irq_work, twheel_clock_set_irq);
+
+static int twheel_clock_set_notify(struct notifier_block *nb,
+				   unsigned long was_set, void *tk)
+{
+	if (was_set) {
+		atomic_inc(&twheel_clock_sets);
+		irq_work_queue(&twheel_clock_set_irq_work);
+	}
+	return NOTIFY_OK;
+}
+
+static struct notifier_block twheel_clock_set_nb = {
+	.notifier_call = twheel_clock_set_notify,
+};
+
+/**
+ * twheel_clock_set_seq() - how many times the wall clock was set
+ * @void: nothing
+ *
+ * Lockless. Bumped before the new time can be read: a task that reads
+ * this after reading the clock sees every set the time it read follows.
+ *
+ * Return: the count, wrapping.
+ */
+u32 twheel_clock_set_seq(void)
+{
+	/* Pairs with the timekeeper's seqcount: its reads come first. */
+	smp_rmb();
+	return atomic_read(&twheel_clock_sets);
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_clock_set_seq);
+
+/* Queue-side wake function: kick the context whose entry it is. */
+static int twheel_clocks_set_woken(struct wait_queue_entry *wait,
+				   unsigned int mode, int sync, void *key)
+{
+	twheel_clocks_kick(container_of(wait, struct twheel_clocks,
+					set_wait));
+	return 0;
+}
+
+/**
+ * twheel_clocks_watch() - be woken when the wall clock is set
+ * @clocks: the context's clocks (the caller serialises)
+ *
+ * From now until twheel_clocks_unwatch(), every set kicks it (as its
+ * hrtimer would): its waiters wake, and its next update sees the new
+ * twheel_clock_set_seq(). Idempotent.
+ */
+void twheel_clocks_watch(struct twheel_clocks *clocks)
+{
+	if (clocks->set_watch)
+		return;
+	init_waitqueue_func_entry(&clocks->set_wait, twheel_clocks_set_woken);
+	add_wait_queue(&twheel_clock_set_wqh, &clocks->set_wait);
+	clocks->set_watch = true;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_clocks_watch);
+
+/**
+ * twheel_clocks_unwatch() - no longer be woken when the wall clock is set
+ * @clocks: the clocks of a context nobody else uses any more
+ *
+ * Waits for a wake-up running now (the queue's lock).
+ */
+void twheel_clocks_unwatch(struct twheel_clocks *clocks)
+{
+	if (!clocks->set_watch)
+		return;
+	remove_wait_queue(&twheel_clock_set_wqh, &clocks->set_wait);
+	clocks->set_watch = false;
+}
+
 static const char *const twheel_clock_names[TWHEEL_NR_CLOCKS] = {
 	[TWHEEL_CLK_MONOTONIC] = "monotonic",
 	[TWHEEL_CLK_BOOTTIME] = "boottime",
 	[TWHEEL_CLK_REALTIME] = "realtime",
 	[TWHEEL_CLK_TAI] = "tai",
+	[TWHEEL_CLK_REALTIME_ALARM] = "realtime_alarm",
+	[TWHEEL_CLK_BOOTTIME_ALARM] = "boottime_alarm",
 };
 
 /**
  * twheel_clock_name() - the name of a clock, as fdinfo shows it
  * @clock: its enum twheel_clk
  *
- * Return: "monotonic", "boottime", "realtime" or "tai".
+ * Return: "monotonic", "boottime", "realtime", "tai", "realtime_alarm"
+ * or "boottime_alarm".
  */
 const char *twheel_clock_name(u32 clock)
 {
@@ -64,7 +173,8 @@ static void twheel_clocks_timens(struct twheel_clocks *clocks)
 	ts = (struct timespec64){ 0, 0 };
 	timens_add_boottime(&ts);
 	clocks->ns_offset[TWHEEL_CLK_BOOTTIME] = timespec64_to_ns(&ts);
-	/* Time namespaces leave CLOCK_REALTIME and CLOCK_TAI alone. */
+	clocks->ns_offset[TWHEEL_CLK_BOOTTIME_ALARM] = timespec64_to_ns(&ts);
+	/* Time namespaces leave the wall clocks alone. */
 }
 
 /**
@@ -101,8 +211,10 @@ s64 twheel_clock_now(struct twheel_clocks *clocks, u32 clock)
 		return clocks->manual_ns;
 	switch (clock) {
 	case TWHEEL_CLK_BOOTTIME:
+	case TWHEEL_CLK_BOOTTIME_ALARM:
 		return ktime_get_boottime();
 	case TWHEEL_CLK_REALTIME:
+	case TWHEEL_CLK_REALTIME_ALARM:
 		return ktime_get_real();
 	case TWHEEL_CLK_TAI:
 		return ktime_get_clocktai();
@@ -137,6 +249,46 @@ static enum hrtimer_restart twheel_base_fired(struct hrtimer *hrtimer)
 
 	twheel_clocks_kick(base->clocks);
 	return HRTIMER_NORESTART;
+}
+
+/* The same for an alarm clock: the alarmtimer's hrtimer callback. */
+static enum alarmtimer_restart twheel_base_alarm_fired(struct alarm *alarm,
+						       ktime_t now)
+{
+	struct twheel_base *base = container_of(alarm, struct twheel_base,
+						alarm);
+
+	twheel_clocks_kick(base->clocks);
+	return ALARMTIMER_NORESTART;
+}
+
+/* Does @base run its timer as an alarm (a real alarm clock)? */
+static bool twheel_base_alarm(const struct twheel_base *base)
+{
+	return twheel_clock_alarm(base->clock) && !base->clocks->manual;
+}
+
+/* Stop @base's timer; wait for its callback when @wait. */
+static void twheel_base_stop(struct twheel_base *base, bool wait)
+{
+	if (twheel_base_alarm(base)) {
+		if (wait)
+			alarm_cancel(&base->alarm);
+		else
+			alarm_try_to_cancel(&base->alarm);
+	} else if (wait) {
+		hrtimer_cancel(&base->hrtimer);
+	} else {
+		hrtimer_try_to_cancel(&base->hrtimer);
+	}
+}
+
+/* Is @base's timer queued? */
+static bool twheel_base_queued(struct twheel_base *base)
+{
+	if (twheel_base_alarm(base))
+		return base->alarm.state & ALARMTIMER_STATE_ENQUEUED;
+	return hrtimer_is_queued(&base->hrtimer);
 }
 
 /*
@@ -200,7 +352,7 @@ void twheel_clocks_stop(struct twheel_clocks *clocks)
 
 	for (i = 0; i < TWHEEL_NR_CLOCKS; i++)
 		if (clocks->bases[i])
-			hrtimer_cancel(&clocks->bases[i]->hrtimer);
+			twheel_base_stop(clocks->bases[i], true);
 }
 
 /**
@@ -280,16 +432,20 @@ void twheel_base_arm(struct twheel_base *base)
 		base->armed = TWHEEL_NEVER;
 		WRITE_ONCE(clocks->armed_ns[base->clock], KTIME_MAX);
 		/* A callback running now only marks and wakes: harmless. */
-		hrtimer_try_to_cancel(&base->hrtimer);
+		twheel_base_stop(base, false);
 		return;
 	}
 	next = twheel_wheel_next(&base->wheel);
-	if (next == base->armed && hrtimer_is_queued(&base->hrtimer))
+	if (next == base->armed && twheel_base_queued(base))
 		return;
 	base->armed = next;
 	when = twheel_tick_ns(next, clocks->tick_ns);
 	WRITE_ONCE(clocks->armed_ns[base->clock], when);
-	hrtimer_start(&base->hrtimer, ns_to_ktime(when), HRTIMER_MODE_ABS);
+	if (twheel_base_alarm(base))
+		alarm_start(&base->alarm, ns_to_ktime(when));
+	else
+		hrtimer_start(&base->hrtimer, ns_to_ktime(when),
+			      HRTIMER_MODE_ABS);
 }
 
 /**
@@ -297,8 +453,9 @@ void twheel_base_arm(struct twheel_base *base)
  *                            event?
  * @clocks: the context's clocks
  *
- * Lockless, for the set's twheel_ctx_fired(). When CLOCK_REALTIME or
- * CLOCK_TAI is set forward past the time its hrtimer is armed for, the
+ * Lockless, for the set's twheel_ctx_fired(). When CLOCK_REALTIME (or its
+ * alarm clock) or CLOCK_TAI is set forward past the time its hrtimer is
+ * armed for, the
  * kernel runs the callback soon, not at once; until then this says the
  * wheel is due, so that the next read, poll or ioctl queues its records.
  * Reads a clock only for a wall clock whose hrtimer is armed.
@@ -308,8 +465,10 @@ void twheel_base_arm(struct twheel_base *base)
 bool twheel_clocks_wall_due(struct twheel_clocks *clocks)
 {
 	s64 rt = READ_ONCE(clocks->armed_ns[TWHEEL_CLK_REALTIME]);
+	s64 rta = READ_ONCE(clocks->armed_ns[TWHEEL_CLK_REALTIME_ALARM]);
 	s64 tai = READ_ONCE(clocks->armed_ns[TWHEEL_CLK_TAI]);
 
+	rt = min(rt, rta);
 	return (rt != KTIME_MAX && ktime_get_real() >= rt) ||
 	       (tai != KTIME_MAX && ktime_get_clocktai() >= tai);
 }
@@ -344,8 +503,14 @@ struct twheel_base *twheel_base_get(struct twheel_clocks *clocks, u32 clock)
 	twheel_wheel_init(&base->wheel,
 			  twheel_now_tick(twheel_clock_now(clocks, clock),
 					  clocks->tick_ns));
-	twheel_hrtimer_setup(&base->hrtimer, twheel_base_fired,
-			     twheel_clock_id(clock), HRTIMER_MODE_ABS);
+	if (twheel_base_alarm(base))
+		alarm_init(&base->alarm,
+			   clock == TWHEEL_CLK_REALTIME_ALARM ? ALARM_REALTIME :
+								ALARM_BOOTTIME,
+			   twheel_base_alarm_fired);
+	else
+		twheel_hrtimer_setup(&base->hrtimer, twheel_base_fired,
+				     twheel_clock_id(clock), HRTIMER_MODE_ABS);
 	clocks->bases[clock] = base;
 	return base;
 }
@@ -445,12 +610,15 @@ void twheel_base_updated(struct twheel_base *base, u64 budget,
 }
 
 /**
- * twheel_base_cache_init() - create the slab cache of clock bases
+ * twheel_base_cache_init() - create the slab cache of clock bases, and
+ *                            listen for wall clock sets
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0 or a negative errno.
  */
 int twheel_base_cache_init(void)
 {
+	int ret;
+
 	/*
 	 * A base is a few hundred bytes: a cache of its exact size (kmalloc
 	 * would round it up to 512), so that an fd with a few timers stays
@@ -463,15 +631,35 @@ int twheel_base_cache_init(void)
 				    offsetof(struct twheel_base, armed));
 	if (!twheel_base_cache)
 		return -ENOMEM;
+	twheel_clock_set_wq = alloc_workqueue("twheel_clock_set", 0, 1);
+	if (!twheel_clock_set_wq) {
+		ret = -ENOMEM;
+		goto err_cache;
+	}
+	/* Registering calls it once, as a set: no context watches yet. */
+	ret = pvclock_gtod_register_notifier(&twheel_clock_set_nb);
+	if (ret)
+		goto err_wq;
 	return 0;
+
+err_wq:
+	destroy_workqueue(twheel_clock_set_wq);
+err_cache:
+	kmem_cache_destroy(twheel_base_cache);
+	return ret;
 }
 
 /**
- * twheel_base_cache_exit() - destroy the slab cache of clock bases
+ * twheel_base_cache_exit() - destroy the slab cache of clock bases, and
+ *                            stop listening for wall clock sets
  *
- * Every context is destroyed by then, so it is empty.
+ * Every context is destroyed by then, so it is empty and nobody watches.
+ * destroy_workqueue() runs a wake-up still queued first.
  */
 void twheel_base_cache_exit(void)
 {
+	pvclock_gtod_unregister_notifier(&twheel_clock_set_nb);
+	irq_work_sync(&twheel_clock_set_irq_work);
+	destroy_workqueue(twheel_clock_set_wq);
 	kmem_cache_destroy(twheel_base_cache);
 }

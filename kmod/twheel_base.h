@@ -17,6 +17,7 @@
 #ifndef _TWHEEL_BASE_H
 #define _TWHEEL_BASE_H
 
+#include <linux/alarmtimer.h>
 #include <linux/atomic.h>
 #include <linux/errno.h>
 #include <linux/hrtimer.h>
@@ -39,6 +40,8 @@ enum twheel_clk {
 	TWHEEL_CLK_BOOTTIME,
 	TWHEEL_CLK_REALTIME,
 	TWHEEL_CLK_TAI,
+	TWHEEL_CLK_REALTIME_ALARM,
+	TWHEEL_CLK_BOOTTIME_ALARM,
 	TWHEEL_NR_CLOCKS
 };
 
@@ -48,6 +51,8 @@ struct twheel_clocks;
  * struct twheel_base - the timers of one context on one clock
  * @wheel: the timing wheel, in ticks of the context
  * @hrtimer: armed (absolute, on @clock's clock) for the wheel's next event
+ * @alarm: instead of @hrtimer on an alarm clock (twheel_clock_alarm()): the
+ *         same, and it wakes the system from suspend
  * @rebase: entries taken out of @wheel when its clock went back, not yet
  *          added again
  * @clocks: the clocks of the context it belongs to
@@ -60,7 +65,10 @@ struct twheel_clocks;
  */
 struct twheel_base {
 	struct twheel_wheel wheel;
-	struct hrtimer hrtimer;
+	union {
+		struct hrtimer hrtimer;
+		struct alarm alarm;
+	};
 	struct list_head rebase;
 	struct twheel_clocks *clocks;
 	u64 armed;
@@ -80,7 +88,10 @@ struct twheel_base {
  * @trace_id: names the context in trace events
  * @wqh: the context's readers and pollers wait here
  * @fire_seq: bumped by every hrtimer callback (twheel_clocks_kick())
+ * @set_wait: on the module's queue of contexts told of wall clock sets,
+ *            while @set_watch
  * @manual: the clocks are the manual clock @manual_ns (TWHEEL_CONFIG_MANUAL)
+ * @set_watch: the context is told of wall clock sets (twheel_clocks_watch())
  */
 struct twheel_clocks {
 	struct twheel_base *bases[TWHEEL_NR_CLOCKS];
@@ -91,7 +102,9 @@ struct twheel_clocks {
 	u64 trace_id;
 	wait_queue_head_t wqh;
 	atomic_t fire_seq;
+	struct wait_queue_entry set_wait;
 	bool manual;
+	bool set_watch;
 };
 
 /**
@@ -113,7 +126,8 @@ struct twheel_base_step {
 
 /**
  * twheel_clock_index() - the index of a clock the ABI names by clockid_t
- * @clockid: CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME or CLOCK_TAI
+ * @clockid: CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME, CLOCK_TAI,
+ *           CLOCK_REALTIME_ALARM or CLOCK_BOOTTIME_ALARM
  *
  * Return: its enum twheel_clk, or -EINVAL for any other value.
  */
@@ -128,8 +142,24 @@ static inline int twheel_clock_index(u32 clockid)
 		return TWHEEL_CLK_REALTIME;
 	case CLOCK_TAI:
 		return TWHEEL_CLK_TAI;
+	case CLOCK_REALTIME_ALARM:
+		return TWHEEL_CLK_REALTIME_ALARM;
+	case CLOCK_BOOTTIME_ALARM:
+		return TWHEEL_CLK_BOOTTIME_ALARM;
 	}
 	return -EINVAL;
+}
+
+/**
+ * twheel_clock_alarm() - does a clock wake the system from suspend?
+ * @clock: its enum twheel_clk
+ *
+ * Return: true for the alarm clocks, whose bases use the alarmtimer.
+ */
+static inline bool twheel_clock_alarm(u32 clock)
+{
+	return clock == TWHEEL_CLK_REALTIME_ALARM ||
+	       clock == TWHEEL_CLK_BOOTTIME_ALARM;
 }
 
 /**
@@ -145,6 +175,8 @@ static inline clockid_t twheel_clock_id(u32 clock)
 		[TWHEEL_CLK_BOOTTIME] = CLOCK_BOOTTIME,
 		[TWHEEL_CLK_REALTIME] = CLOCK_REALTIME,
 		[TWHEEL_CLK_TAI] = CLOCK_TAI,
+		[TWHEEL_CLK_REALTIME_ALARM] = CLOCK_REALTIME_ALARM,
+		[TWHEEL_CLK_BOOTTIME_ALARM] = CLOCK_BOOTTIME_ALARM,
 	};
 
 	return ids[clock];
@@ -160,6 +192,9 @@ void twheel_clocks_reset(struct twheel_clocks *clocks, u64 tick_ns,
 void twheel_clocks_free(struct twheel_clocks *clocks);
 void twheel_clocks_kick(struct twheel_clocks *clocks);
 bool twheel_clocks_wall_due(struct twheel_clocks *clocks);
+void twheel_clocks_watch(struct twheel_clocks *clocks);
+void twheel_clocks_unwatch(struct twheel_clocks *clocks);
+u32 twheel_clock_set_seq(void);
 s64 twheel_clock_now(struct twheel_clocks *clocks, u32 clock);
 
 /* The opener's namespace offset of @clock; none on a manual clock. */

@@ -102,7 +102,8 @@ bool twheel_ctx_fired(struct twheel_ctx *ctx)
 	/* Acquire: pairs with the release that marks an update done. */
 	if (seq != smp_load_acquire(&ctx->done_seq))
 		return true;
-	return twheel_clocks_wall_due(&ctx->timers.clocks);
+	return twheel_clocks_wall_due(&ctx->timers.clocks) ||
+	       twheel_timers_set_pending(&ctx->timers);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_fired);
 
@@ -374,7 +375,8 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_list);
  * @tick_ns: the tick, TWHEEL_MIN_TICK_NS to TWHEEL_MAX_TICK_NS
  * @flags: TWHEEL_CONFIG_MANUAL: run every clock on the manual clock,
  *         starting at 0; TWHEEL_CONFIG_TABLE: a shared timer table of one
- *         entry per timer; other bits are ignored
+ *         entry per timer; TWHEEL_CONFIG_CLOCK_SET: a record of each wall
+ *         clock set (none on a manual clock); other bits are ignored
  * @max_timers: the most live timers, at most the maximum the context was
  *              created with; 0 for that maximum
  *
@@ -416,6 +418,13 @@ int twheel_ctx_config(struct twheel_ctx *ctx, u64 tick_ns, u32 flags,
 	/* Wheels made by failed adds hold nothing: start them afresh. */
 	twheel_clocks_reset(&tm->clocks, tick_ns,
 			    flags & TWHEEL_CONFIG_MANUAL);
+	/* A record of sets before this configuration goes with it. */
+	if (twheel_timer_queued(&tm->set_rec))
+		twheel_timer_unlink(tm, &tm->set_rec);
+	tm->set_count = 0;
+	tm->set_records = false;
+	if (flags & TWHEEL_CONFIG_CLOCK_SET)
+		twheel_timers_watch_sets(tm, true);
 out:
 	mutex_unlock(&ctx->lock);
 	return ret;
@@ -610,7 +619,8 @@ void twheel_ctx_info(struct twheel_ctx *ctx, struct twheel_info *info)
 	info->queued = tm->nr_queued;
 	info->config_flags = (tm->clocks.manual ? TWHEEL_CONFIG_MANUAL : 0) |
 			     (twheel_table_on(&tm->table) ?
-			      TWHEEL_CONFIG_TABLE : 0);
+			      TWHEEL_CONFIG_TABLE : 0) |
+			     (tm->set_records ? TWHEEL_CONFIG_CLOCK_SET : 0);
 	info->table_size = (u64)tm->table.size_pages * PAGE_SIZE;
 	twheel_ctx_unlock(ctx);
 	info->cancelled = twheel_ctx_cancelled(ctx);

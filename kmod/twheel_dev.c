@@ -153,7 +153,7 @@ static long twheel_ioctl_config(struct twheel_ctx *ctx, void __user *uarg,
 	if (ret)
 		return ret;
 	if (req.flags & ~(TWHEEL_CONFIG_MANUAL | TWHEEL_CONFIG_MAX_TIMERS |
-			  TWHEEL_CONFIG_TABLE) ||
+			  TWHEEL_CONFIG_TABLE | TWHEEL_CONFIG_CLOCK_SET) ||
 	    req.__reserved ||
 	    (!(req.flags & TWHEEL_CONFIG_MAX_TIMERS) && req.max_timers))
 		return -EINVAL;
@@ -215,7 +215,8 @@ static long twheel_ioctl_info(struct twheel_ctx *ctx, void __user *uarg,
 			TWHEEL_FEATURE_MANUAL_CLOCK |
 			TWHEEL_FEATURE_RELATIVE_WALL |
 			TWHEEL_FEATURE_MISSED | TWHEEL_FEATURE_FD_MAX_TIMERS |
-			TWHEEL_FEATURE_TABLE |
+			TWHEEL_FEATURE_TABLE | TWHEEL_FEATURE_ALARM |
+			TWHEEL_FEATURE_CLOCK_SET |
 			(IS_ENABLED(CONFIG_IO_URING) ? TWHEEL_FEATURE_URING : 0);
 	info.ioctls = BIT_ULL(_IOC_NR(TWHEEL_IOC_INFO)) |
 		      BIT_ULL(_IOC_NR(TWHEEL_IOC_ADD)) |
@@ -227,7 +228,9 @@ static long twheel_ioctl_info(struct twheel_ctx *ctx, void __user *uarg,
 		      BIT_ULL(_IOC_NR(TWHEEL_IOC_CONFIG)) |
 		      BIT_ULL(_IOC_NR(TWHEEL_IOC_ADVANCE));
 	info.clocks = BIT_ULL(CLOCK_MONOTONIC) | BIT_ULL(CLOCK_BOOTTIME) |
-		      BIT_ULL(CLOCK_REALTIME) | BIT_ULL(CLOCK_TAI);
+		      BIT_ULL(CLOCK_REALTIME) | BIT_ULL(CLOCK_TAI) |
+		      BIT_ULL(CLOCK_REALTIME_ALARM) |
+		      BIT_ULL(CLOCK_BOOTTIME_ALARM);
 	info.min_tick_ns = TWHEEL_MIN_TICK_NS;
 	info.max_tick_ns = TWHEEL_MAX_TICK_NS;
 	info.op_size = sizeof(struct twheel_op);

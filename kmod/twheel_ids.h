@@ -4,7 +4,7 @@
  * in the id so that no id is ever handed out twice.
  *
  * An id is (generation << TWHEEL_IDS_GEN_SHIFT) | (slot + 1): never 0,
- * with slot + 1 below 2^31 and a 29-bit generation; bits 31 to 34 are
+ * with slot + 1 below 2^31 and a 26-bit generation; bits 31 to 37 are
  * always 0, free for the caller's own flags in its copy of the id. A slot
  * holds either the pointer of a live object or, while free, its next
  * generation and the next free slot. Freed slots are reused first (last
@@ -12,7 +12,7 @@
  * objects it ever held at once, whatever the pattern of adds and removes:
  * 8 bytes per slot, charged to the caller's memory cgroup (the first page
  * grows from 32 slots by doubling, then whole pages are added). A
- * slot whose generations are used up (2^29 uses) is retired, never
+ * slot whose generations are used up (2^26 uses) is retired, never
  * reused.
  *
  * The table does not lock; the caller serialises every call.
@@ -24,9 +24,9 @@
 #include <linux/types.h>
 #include <asm/page.h>
 
-#define TWHEEL_IDS_GEN_SHIFT	35
+#define TWHEEL_IDS_GEN_SHIFT	38
 /* Bits of an id that are always 0: for the caller's flags. */
-#define TWHEEL_IDS_FREE_BITS	(0xfULL << 31)
+#define TWHEEL_IDS_FREE_BITS	(0x7fULL << 31)
 /* In a slot: it is free (a live object's pointer is aligned). */
 #define TWHEEL_IDS_FREE_BIT	1ULL
 /* A free slot: next generation << 32 | next free slot + 1 << 1 | 1. */
@@ -163,7 +163,7 @@ static inline int twheel_ids_alloc(struct twheel_ids *ids, void *ptr, u64 *id)
  * @id: a live id, as twheel_ids_alloc() gave it
  *
  * O(1). The slot's next use gets the next generation, so @id is never
- * handed out again; after 2^29 uses the slot is retired instead.
+ * handed out again; after 2^26 uses the slot is retired instead.
  */
 static inline void twheel_ids_remove(struct twheel_ids *ids, u64 id)
 {

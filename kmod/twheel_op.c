@@ -11,6 +11,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/errno.h>
 #include <linux/ktime.h>
 #include <linux/minmax.h>
@@ -54,6 +55,28 @@ static void twheel_op_set_period(struct twheel_timers *tm,
 	pt->missed = (op->flags & TWHEEL_MISSED_MASK) >> TWHEEL_MISSED_SHIFT;
 }
 
+/*
+ * TWHEEL_CANCEL_ON_SET in @op's flags for a timer of @clock: EINVAL but
+ * with an absolute deadline on a wall clock. Then, and for a timer that
+ * has it (@had), a wall clock set not yet acted on must be first: the
+ * operation then comes after it (-EAGAIN: the set's update acts on it,
+ * and the operation is done again).
+ */
+static int twheel_op_cos(struct twheel_timers *tm, const struct twheel_op *op,
+			 u32 clock, bool had)
+{
+	if (op->flags & TWHEEL_CANCEL_ON_SET) {
+		if (!(op->flags & TWHEEL_ABSTIME) ||
+		    (clock != TWHEEL_CLK_REALTIME && clock != TWHEEL_CLK_TAI &&
+		     clock != TWHEEL_CLK_REALTIME_ALARM))
+			return -EINVAL;
+		twheel_timers_watch_sets(tm, false);
+	} else if (!had) {
+		return 0;
+	}
+	return twheel_timers_set_pending(tm) ? -EAGAIN : 0;
+}
+
 /* Leave @t, forgotten, in @m to be freed. */
 static void twheel_mem_keep(struct twheel_mem *m, struct twheel_timer *t)
 {
@@ -73,10 +96,17 @@ static int twheel_op_add(struct twheel_timers *tm, struct twheel_op *op,
 	bool charge;
 
 	clock = twheel_clock_index(op->clock);
-	if (clock < 0 || op->flags & ~(TWHEEL_ABSTIME | TWHEEL_MISSED_MASK) ||
+	if (clock < 0 || op->flags & ~(TWHEEL_ABSTIME | TWHEEL_MISSED_MASK |
+				       TWHEEL_CANCEL_ON_SET) ||
 	    twheel_op_missed_invalid(op) ||
 	    (!(op->flags & TWHEEL_ABSTIME) && op->expires_ns < 0))
 		return -EINVAL;
+	ret = twheel_op_cos(tm, op, clock, false);
+	if (ret)
+		return ret;
+	/* A wake source, as timerfd_create() asks for one. */
+	if (twheel_clock_alarm(clock) && !capable(CAP_WAKE_ALARM))
+		return -EPERM;
 	if (tm->nr_timers >= tm->max_timers)
 		return -ENOSPC;
 	if (!t && !op->period_ns) {
@@ -115,6 +145,8 @@ static int twheel_op_add(struct twheel_timers *tm, struct twheel_op *op,
 	tm->nr_timers++;
 	twheel_stat_add(created, 1);
 	t->word = op->id | (u64)clock << TWHEEL_TIMER_CLOCK_SHIFT;
+	if (op->flags & TWHEEL_CANCEL_ON_SET)
+		t->word |= TWHEEL_TIMER_COS;
 	t->cookie = op->cookie;
 	if (op->period_ns) {
 		t->word |= TWHEEL_TIMER_BIG;
@@ -146,7 +178,7 @@ static int twheel_op_modify_check(struct twheel_timers *tm,
 	int ret;
 
 	if (op->flags & ~(TWHEEL_ABSTIME | TWHEEL_SET_COOKIE |
-			  TWHEEL_MISSED_MASK) ||
+			  TWHEEL_MISSED_MASK | TWHEEL_CANCEL_ON_SET) ||
 	    twheel_op_missed_invalid(op) ||
 	    (!(op->flags & TWHEEL_ABSTIME) && op->expires_ns < 0))
 		return -EINVAL;
@@ -156,6 +188,9 @@ static int twheel_op_modify_check(struct twheel_timers *tm,
 	if (op->period_ns && !twheel_ptimer(t) && !obj)
 		return -ENOMEM;
 	clock = twheel_timer_clock(t);
+	ret = twheel_op_cos(tm, op, clock, t->word & TWHEEL_TIMER_COS);
+	if (ret)
+		return ret;
 	ret = twheel_timers_present(tm, clock, now_ns);
 	if (ret)
 		return ret;
@@ -196,6 +231,9 @@ static void twheel_op_modify_apply(struct twheel_timers *tm,
 	pt = twheel_ptimer(t);
 	if (pt)
 		twheel_op_set_period(tm, pt, op);
+	t->word &= ~TWHEEL_TIMER_COS;
+	if (op->flags & TWHEEL_CANCEL_ON_SET)
+		t->word |= TWHEEL_TIMER_COS;
 	if (op->flags & TWHEEL_SET_COOKIE)
 		t->cookie = op->cookie;
 	trace_twheel_timer_modify(tm->clocks.trace_id, op->id, t->cookie,

@@ -106,6 +106,7 @@ void twheel_timers_destroy(struct twheel_timers *tm)
 	u32 slot = 0, budget;
 
 	/* Nobody else holds the file, so nothing re-arms after this. */
+	twheel_clocks_unwatch(&tm->clocks);
 	twheel_clocks_stop(&tm->clocks);
 	while (slot < tm->ids.nr_slots) {
 		budget = TWHEEL_CHUNK;
@@ -155,7 +156,7 @@ void twheel_timer_unlink(struct twheel_timers *tm, struct twheel_timer *t)
 	} else {
 		list_del(&t->rec.link);
 		WRITE_ONCE(tm->nr_queued, tm->nr_queued - 1);
-		t->word &= ~TWHEEL_TIMER_QUEUED;
+		t->word &= ~(TWHEEL_TIMER_QUEUED | TWHEEL_TIMER_SET);
 	}
 }
 
@@ -452,6 +453,106 @@ static bool twheel_timers_update_base(struct twheel_timers *tm,
 }
 
 /**
+ * twheel_timers_watch_sets() - act on wall clock sets from now on
+ * @tm: the timers
+ * @records: also queue the set's record of them (TWHEEL_CONFIG_CLOCK_SET)
+ *
+ * Sets before are none of the set's business. Nothing sets a manual
+ * clock: on a manual set, nothing happens.
+ */
+void twheel_timers_watch_sets(struct twheel_timers *tm, bool records)
+{
+	tm->set_records |= records;
+	if (tm->clocks.manual)
+		return;
+	if (!tm->set_watch) {
+		tm->set_seen = twheel_clock_set_seq();
+		twheel_clocks_watch(&tm->clocks);
+		WRITE_ONCE(tm->set_watch, true);
+	}
+}
+
+/**
+ * twheel_timers_set_pending() - is a wall clock set still to be acted on?
+ * @tm: the timers
+ *
+ * Lockless (for twheel_ctx_fired()); under the set's lock, exact: an
+ * operation that depends on the sets done asks this first.
+ *
+ * Return: true when the wall clock was set since the set last acted on
+ * it, or while it is acting on it.
+ */
+bool twheel_timers_set_pending(struct twheel_timers *tm)
+{
+	return READ_ONCE(tm->set_watch) && !READ_ONCE(tm->clocks.manual) &&
+	       (READ_ONCE(tm->set_walk) ||
+		twheel_clock_set_seq() != READ_ONCE(tm->set_seen));
+}
+
+/* End pending @t, a TWHEEL_CANCEL_ON_SET timer, by a clock set. */
+static void twheel_timer_set_end(struct twheel_timers *tm,
+				 struct twheel_timer *t)
+{
+	struct twheel_base *base = twheel_base_of(&tm->clocks,
+						  twheel_timer_clock(t));
+
+	twheel_timer_unlink(tm, t);
+	if (twheel_wheel_empty(&base->wheel))
+		twheel_base_arm(base);
+	t->word |= TWHEEL_TIMER_QUEUED | TWHEEL_TIMER_SET;
+	t->rec.time_ns = twheel_clock_now(&tm->clocks, twheel_timer_clock(t));
+	list_add_tail(&t->rec.link, &tm->ready);
+	WRITE_ONCE(tm->nr_queued, tm->nr_queued + 1);
+	tm->need_wake = true;
+}
+
+/*
+ * Act on the wall clock sets not yet acted on: queue the set's record of
+ * them, then walk the id slots and end every pending timer that asked to
+ * be cancelled by a set, at most *@budget slots per call. Timers added
+ * meanwhile cannot be among them: an operation on such a timer waits for
+ * the walk to end (twheel_timers_set_pending()).
+ *
+ * Return: true when done.
+ */
+static bool twheel_timers_sets(struct twheel_timers *tm, u64 *budget)
+{
+	u32 b = min_t(u64, *budget, U32_MAX), start = b;
+	struct twheel_timer *t;
+
+	if (!tm->set_walk) {
+		tm->set_target = twheel_clock_set_seq();
+		if (tm->set_records) {
+			tm->set_count += tm->set_target - tm->set_seen;
+			if (!twheel_timer_queued(&tm->set_rec)) {
+				tm->set_rec.word = TWHEEL_TIMER_QUEUED |
+						   TWHEEL_TIMER_SET |
+						   (u64)TWHEEL_CLK_REALTIME <<
+						   TWHEEL_TIMER_CLOCK_SHIFT;
+				tm->set_rec.rec.time_ns =
+					twheel_clock_now(&tm->clocks,
+							 TWHEEL_CLK_REALTIME);
+				list_add_tail(&tm->set_rec.rec.link, &tm->ready);
+				WRITE_ONCE(tm->nr_queued, tm->nr_queued + 1);
+				tm->need_wake = true;
+			}
+		}
+		tm->set_slot = 0;
+		WRITE_ONCE(tm->set_walk, true);
+	}
+	while ((t = twheel_ids_next(&tm->ids, &tm->set_slot, &b)))
+		if ((t->word & (TWHEEL_TIMER_COS | TWHEEL_TIMER_QUEUED)) ==
+		    TWHEEL_TIMER_COS)
+			twheel_timer_set_end(tm, t);
+	*budget -= start - b;
+	if (tm->set_slot < tm->ids.nr_slots)
+		return false;
+	WRITE_ONCE(tm->set_seen, tm->set_target);
+	WRITE_ONCE(tm->set_walk, false);
+	return true;
+}
+
+/**
  * twheel_timers_update() - one chunk of bringing every clock up to date
  * @tm: the timers
  * @budget: the most entries to move, over all clocks
@@ -465,6 +566,10 @@ bool twheel_timers_update(struct twheel_timers *tm, u64 *budget)
 {
 	bool done = true;
 	int i;
+
+	/* A set cancels what was pending then, due by the new time or not. */
+	if (twheel_timers_set_pending(tm) && !twheel_timers_sets(tm, budget))
+		return false;
 
 	for (i = 0; i < TWHEEL_NR_CLOCKS; i++) {
 		struct twheel_base *base = tm->clocks.bases[i];
@@ -585,6 +690,10 @@ void twheel_timer_status(struct twheel_timers *tm, struct twheel_timer *t,
 		/* A periodic timer's grid is exact; a one-shot's, its tick. */
 		next = pt && pt->period_ns ? pt->deadline_ns :
 		       twheel_tick_ns(t->entry.expires, tm->clocks.tick_ns);
+	} else if (twheel_timer_set_rec(t)) {
+		/* Ended by a clock set: no expiry, none coming. */
+		st->state = TWHEEL_STATE_QUEUED;
+		coming = false;
 	} else if (pt && pt->period_ns) {
 		st->state = TWHEEL_STATE_QUEUED;
 		st->count = twheel_ptimer_count(pt, now_ns);
@@ -622,6 +731,11 @@ static void twheel_timer_record(struct twheel_timers *tm,
 	ev->count = 1;
 	ev->clock = twheel_clock_id(clock);
 	ev->flags = 0;
+	if (twheel_timer_set_rec(t)) {
+		ev->flags = TWHEEL_EVENT_CLOCK_SET;
+		ev->count = t == &tm->set_rec ? tm->set_count : 0;
+		return;
+	}
 	if (pt && pt->period_ns) {
 		if (!(*valid & BIT(clock))) {
 			now[clock] = twheel_clock_now(&tm->clocks, clock);
@@ -648,9 +762,15 @@ static void twheel_timer_consume(struct twheel_timers *tm,
 				 void **bulk, u32 *nbulk)
 {
 	struct twheel_ptimer *pt = twheel_ptimer(t);
+	bool set = twheel_timer_set_rec(t);
 
-	t->word &= ~TWHEEL_TIMER_QUEUED;
-	if (!pt || !pt->period_ns) {
+	t->word &= ~(TWHEEL_TIMER_QUEUED | TWHEEL_TIMER_SET);
+	if (t == &tm->set_rec) {
+		tm->set_count = 0;
+		return;
+	}
+	/* A clock set ends any timer; an expiry, a one-shot one. */
+	if (set || !pt || !pt->period_ns) {
 		if (pt) {
 			twheel_timer_free(tm, t);
 			return;
@@ -867,7 +987,7 @@ int twheel_timer_cache_init(void)
 	/* The state, the clock and the size live in bits ids leave free. */
 	BUILD_BUG_ON((TWHEEL_TIMER_QUEUED | TWHEEL_TIMER_CLOCK_MASK |
 		      TWHEEL_TIMER_BIG) & ~TWHEEL_IDS_FREE_BITS);
-	BUILD_BUG_ON(TWHEEL_NR_CLOCKS > 4);
+	BUILD_BUG_ON(TWHEEL_NR_CLOCKS > 8);
 
 	/*
 	 * Caches of their own, never merged with another cache of the same

@@ -104,8 +104,10 @@ struct twheel_ptimer {
 
 #define TWHEEL_TIMER_QUEUED	BIT_ULL(31)	/* else pending */
 #define TWHEEL_TIMER_CLOCK_SHIFT	32
-#define TWHEEL_TIMER_CLOCK_MASK	(3ULL << TWHEEL_TIMER_CLOCK_SHIFT)
-#define TWHEEL_TIMER_BIG	BIT_ULL(34)	/* a struct twheel_ptimer */
+#define TWHEEL_TIMER_CLOCK_MASK	(7ULL << TWHEEL_TIMER_CLOCK_SHIFT)
+#define TWHEEL_TIMER_BIG	BIT_ULL(35)	/* a struct twheel_ptimer */
+#define TWHEEL_TIMER_COS	BIT_ULL(36)	/* TWHEEL_CANCEL_ON_SET */
+#define TWHEEL_TIMER_SET	BIT_ULL(37)	/* queued: ended by a clock set */
 
 static inline u64 twheel_timer_id(const struct twheel_timer *t)
 {
@@ -120,6 +122,12 @@ static inline u32 twheel_timer_clock(const struct twheel_timer *t)
 static inline bool twheel_timer_queued(const struct twheel_timer *t)
 {
 	return t->word & TWHEEL_TIMER_QUEUED;
+}
+
+/* Queued as the record of a wall clock set, not of an expiry? */
+static inline bool twheel_timer_set_rec(const struct twheel_timer *t)
+{
+	return t->word & TWHEEL_TIMER_SET;
 }
 
 static inline struct twheel_ptimer *twheel_ptimer(struct twheel_timer *t)
@@ -147,6 +155,17 @@ static inline struct twheel_ptimer *twheel_ptimer(struct twheel_timer *t)
  * @nr_spare: their number, at most TWHEEL_SPARE_MAX; read without the
  *            lock by twheel_mem_alloc()
  * @table: the shared timer table, if the set has one
+ * @set_rec: the record of wall clock sets (TWHEEL_CONFIG_CLOCK_SET), id 0,
+ *           in @ready while queued
+ * @set_count: the sets @set_rec stands for
+ * @set_seen: the twheel_clock_set_seq() whose sets are done
+ * @set_target: while @set_walk, the one the walk is doing
+ * @set_slot: while @set_walk, the next id slot it looks at
+ * @set_watch: the set acts on wall clock sets (it has or had a timer with
+ *             TWHEEL_CANCEL_ON_SET, or TWHEEL_CONFIG_CLOCK_SET)
+ * @set_records: TWHEEL_CONFIG_CLOCK_SET
+ * @set_walk: a walk over the slots that ends the timers a set cancels is
+ *            under way
  */
 struct twheel_timers {
 	struct twheel_clocks clocks;
@@ -163,6 +182,14 @@ struct twheel_timers {
 	struct twheel_timer *spare;
 	u32 nr_spare;
 	struct twheel_table table;
+	struct twheel_timer set_rec;
+	u64 set_count;
+	u32 set_seen;
+	u32 set_target;
+	u32 set_slot;
+	bool set_watch;
+	bool set_records;
+	bool set_walk;
 };
 
 /**
@@ -232,6 +259,8 @@ void twheel_timer_status(struct twheel_timers *tm, struct twheel_timer *t,
 			 struct twheel_status *st);
 void twheel_timer_publish(struct twheel_timers *tm, struct twheel_timer *t,
 			  s64 deadline);
+bool twheel_timers_set_pending(struct twheel_timers *tm);
+void twheel_timers_watch_sets(struct twheel_timers *tm, bool records);
 u64 twheel_timers_cancelled(struct twheel_timers *tm, u32 *slot, u32 budget);
 u32 twheel_timers_peek(struct twheel_timers *tm, struct twheel_event *ev,
 		       u32 n, s64 *now, u8 *valid);

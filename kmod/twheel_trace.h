@@ -52,7 +52,9 @@
 			 { CLOCK_MONOTONIC, "MONOTONIC" },	\
 			 { CLOCK_BOOTTIME, "BOOTTIME" },	\
 			 { CLOCK_REALTIME, "REALTIME" },	\
-			 { CLOCK_TAI, "TAI" })
+			 { CLOCK_TAI, "TAI" },			\
+			 { CLOCK_REALTIME_ALARM, "REALTIME_ALARM" },	\
+			 { CLOCK_BOOTTIME_ALARM, "BOOTTIME_ALARM" })
 
 #define twheel_show_state(s)					\
 	__print_symbolic(s,					\

@@ -30,15 +30,15 @@ struct twheel_user;
 /*
  * The most kernel memory one fd and one timer slot may hold, for the
  * bound the default limits keep (see twheel_user.c). An fd: its state
- * (512), four clock bases (512 each) with all 11 wheel levels (512 each),
+ * (512), six clock bases (512 each) with all 11 wheel levels (512 each),
  * its SUBMIT and LIST buffers (4096 each), its id index's last page, not
  * yet full (4096), its shared table's last page, not yet full (4096), its
- * struct file (256): 41728 bytes, rounded up. A slot: its largest timer
+ * struct file (256): 54016 bytes, rounded up. A slot: its largest timer
  * (56) with the memory cgroup's per-object accounting (8), the slot (8),
  * its table entry (8), its shares of the index's and the table's page
  * arrays (under 1): 81 bytes, rounded up.
  */
-#define TWHEEL_FD_MAX_BYTES	(44 * 1024)
+#define TWHEEL_FD_MAX_BYTES	(56 * 1024)
 #define TWHEEL_TIMER_MAX_BYTES	88
 
 struct twheel_user *twheel_user_open(void);

@@ -34,7 +34,7 @@
  * kernel memory an fd and a timer slot may hold, from which the defaults
  * are derived (keep in step with the module).
  */
-#define FD_MAX_BYTES	45056LL
+#define FD_MAX_BYTES	57344LL
 #define TIMER_MAX_BYTES	88LL
 
 #define NOBODY		65534

@@ -79,9 +79,17 @@ static void twheel_base_clock_index(struct kunit *test)
 			(int)TWHEEL_CLK_REALTIME);
 	KUNIT_EXPECT_EQ(test, twheel_clock_index(CLOCK_TAI),
 			(int)TWHEEL_CLK_TAI);
-	KUNIT_EXPECT_EQ(test, twheel_clock_index(CLOCK_MONOTONIC_RAW), -EINVAL);
+	KUNIT_EXPECT_EQ(test, twheel_clock_index(CLOCK_REALTIME_ALARM),
+			(int)TWHEEL_CLK_REALTIME_ALARM);
 	KUNIT_EXPECT_EQ(test, twheel_clock_index(CLOCK_BOOTTIME_ALARM),
-			-EINVAL);
+			(int)TWHEEL_CLK_BOOTTIME_ALARM);
+	KUNIT_EXPECT_EQ(test, twheel_clock_index(CLOCK_MONOTONIC_RAW), -EINVAL);
+	KUNIT_EXPECT_EQ(test, twheel_clock_index(10), -EINVAL);
+	KUNIT_EXPECT_TRUE(test, twheel_clock_alarm(TWHEEL_CLK_REALTIME_ALARM));
+	KUNIT_EXPECT_TRUE(test, twheel_clock_alarm(TWHEEL_CLK_BOOTTIME_ALARM));
+	KUNIT_EXPECT_FALSE(test, twheel_clock_alarm(TWHEEL_CLK_REALTIME));
+	KUNIT_EXPECT_EQ(test, twheel_clock_id(TWHEEL_CLK_BOOTTIME_ALARM),
+			CLOCK_BOOTTIME_ALARM);
 }
 
 /* Deadlines far away are held, not wrapped into the past. */
@@ -162,6 +170,104 @@ static void twheel_base_hrtimer_only_wakes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, got, 1L);
 	KUNIT_EXPECT_EQ(test, r.ev[0].cookie, 7ULL);
 	KUNIT_EXPECT_FALSE(test, twheel_ctx_fired(ctx));
+	twheel_ctx_destroy(ctx);
+}
+
+/*
+ * An alarm clock's base runs an alarm (the alarmtimer), whose callback
+ * only wakes, as the hrtimer's: the record comes from the read, on the
+ * alarm clock, never early. On a manual fd the alarm clocks share the
+ * manual base like the others.
+ */
+static void twheel_base_alarm_wakes(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_new(test, 16);
+	struct ctx_records r = { };
+	s64 deadline = (ktime_get_boottime() / MS + 200) * MS;
+	struct twheel_base *base;
+	long left, got = 0;
+	int events;
+
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 9, deadline, TWHEEL_ABSTIME,
+				      CLOCK_BOOTTIME_ALARM, NULL), 0);
+	base = twheel_ctx_timers(ctx)->clocks.bases[TWHEEL_CLK_BOOTTIME_ALARM];
+	KUNIT_ASSERT_NOT_NULL(test, base);
+	KUNIT_EXPECT_EQ(test, base->alarm.type, ALARM_BOOTTIME);
+	KUNIT_EXPECT_TRUE(test, base->alarm.state & ALARMTIMER_STATE_ENQUEUED);
+	for (events = 0; !got && events < 3; events++) {
+		left = wait_event_timeout(*twheel_ctx_wqh(ctx),
+					  twheel_ctx_fired(ctx), 10 * HZ);
+		KUNIT_ASSERT_GT(test, left, 0L);
+		got = twheel_ctx_read(ctx, 16, ctx_emit, &r);
+	}
+	KUNIT_ASSERT_EQ(test, got, 1L);
+	KUNIT_EXPECT_EQ(test, r.ev[0].cookie, 9ULL);
+	KUNIT_EXPECT_EQ(test, r.ev[0].clock, (u32)CLOCK_BOOTTIME_ALARM);
+	KUNIT_EXPECT_GE(test, r.ev[0].time_ns, deadline);
+	/* Empty: the alarm is stopped. */
+	KUNIT_EXPECT_FALSE(test, base->alarm.state & ALARMTIMER_STATE_ENQUEUED);
+	twheel_ctx_destroy(ctx);
+
+	ctx = ctx_manual(test);
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, 5 * MS, 0, CLOCK_REALTIME_ALARM,
+				      NULL), 0);
+	KUNIT_EXPECT_NULL(test,
+			  twheel_ctx_timers(ctx)->clocks.bases[TWHEEL_CLK_REALTIME_ALARM]);
+	ctx_advance(test, ctx, 5 * MS);
+	r.n = 0;
+	KUNIT_ASSERT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, &r), 1L);
+	KUNIT_EXPECT_EQ(test, r.ev[0].clock, (u32)CLOCK_REALTIME_ALARM);
+	KUNIT_EXPECT_EQ(test, r.ev[0].time_ns, 5 * MS);
+	twheel_ctx_destroy(ctx);
+}
+
+/*
+ * A wall clock set (here to the time it already has: still a set) ends the
+ * pending TWHEEL_CANCEL_ON_SET timers with a set record, leaves the others
+ * and the ones added after it alone, and gives a TWHEEL_CONFIG_CLOCK_SET
+ * fd one record, woken without a read.
+ */
+static void twheel_base_clock_set(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_new(test, 16);
+	struct ctx_records *r = ctx_recs(test);
+	s64 far = ktime_get_real() + 3600LL * 1000 * MS;
+	struct timespec64 ts;
+	u64 a, b, c;
+	long left;
+
+	KUNIT_ASSERT_EQ(test, twheel_ctx_config(ctx, MS,
+						TWHEEL_CONFIG_CLOCK_SET, 0), 0);
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, far, TWHEEL_ABSTIME |
+				      TWHEEL_CANCEL_ON_SET, CLOCK_REALTIME, &a),
+			0);
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 2, far, TWHEEL_ABSTIME,
+				      CLOCK_REALTIME, &b), 0);
+	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 3, far, TWHEEL_CANCEL_ON_SET,
+				      CLOCK_REALTIME, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ctx_add(ctx, 3, far, TWHEEL_ABSTIME |
+				      TWHEEL_CANCEL_ON_SET, CLOCK_BOOTTIME,
+				      NULL), -EINVAL);
+	KUNIT_EXPECT_FALSE(test, twheel_ctx_fired(ctx));
+	ktime_get_real_ts64(&ts);
+	KUNIT_ASSERT_EQ(test, do_settimeofday64(&ts), 0);
+	left = wait_event_timeout(*twheel_ctx_wqh(ctx), twheel_ctx_fired(ctx),
+				  10 * HZ);
+	KUNIT_ASSERT_GT(test, left, 0L);
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 4, far, TWHEEL_ABSTIME |
+				      TWHEEL_CANCEL_ON_SET, CLOCK_REALTIME, &c),
+			0);
+	KUNIT_ASSERT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, r), 2L);
+	KUNIT_EXPECT_EQ(test, r->ev[0].id, 0ULL);
+	KUNIT_EXPECT_EQ(test, r->ev[0].flags, TWHEEL_EVENT_CLOCK_SET);
+	KUNIT_EXPECT_EQ(test, r->ev[0].count, 1ULL);
+	KUNIT_EXPECT_EQ(test, r->ev[1].id, a);
+	KUNIT_EXPECT_EQ(test, r->ev[1].flags, TWHEEL_EVENT_CLOCK_SET);
+	KUNIT_EXPECT_EQ(test, r->ev[1].count, 0ULL);
+	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, a, NULL), -ENOENT);
+	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, b, NULL), 0);
+	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, c, NULL), 0);
+	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, 0, NULL), -ENOENT);
 	twheel_ctx_destroy(ctx);
 }
 
@@ -267,6 +373,8 @@ static struct kunit_case twheel_base_cases[] = {
 	KUNIT_CASE(twheel_base_saturated_deadlines),
 	KUNIT_CASE(twheel_base_cascade_queues_nothing),
 	KUNIT_CASE(twheel_base_hrtimer_only_wakes),
+	KUNIT_CASE(twheel_base_alarm_wakes),
+	KUNIT_CASE(twheel_base_clock_set),
 	KUNIT_CASE(twheel_base_rebase),
 	KUNIT_CASE(twheel_base_levels_follow_use),
 	{}

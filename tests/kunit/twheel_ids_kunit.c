@@ -69,8 +69,8 @@ static void twheel_ids_retire(struct kunit *test)
 
 	twheel_ids_init(&ids);
 	KUNIT_ASSERT_EQ(test, twheel_ids_alloc(&ids, &a, &a.id), 0);
-	/* Pretend the slot went through 2^29 - 1 uses already. */
-	last = (u64)((1U << 29) - 1) << TWHEEL_IDS_GEN_SHIFT | (u32)a.id;
+	/* Pretend the slot went through TWHEEL_IDS_GEN_MAX uses already. */
+	last = (u64)TWHEEL_IDS_GEN_MAX << TWHEEL_IDS_GEN_SHIFT | (u32)a.id;
 	twheel_ids_remove(&ids, last);
 	KUNIT_EXPECT_NULL(test, twheel_ids_find(&ids, a.id));
 	KUNIT_ASSERT_EQ(test, twheel_ids_alloc(&ids, &b, &b.id), 0);

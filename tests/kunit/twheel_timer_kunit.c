@@ -36,7 +36,7 @@ static void twheel_timer_due_now_is_queued_at_once(struct kunit *test)
 
 static void twheel_timer_bad_requests_change_nothing(struct kunit *test)
 {
-	static const u32 bad_clocks[] = { 2, 3, 4, 5, 6, 8, 9, 10, 12, U32_MAX };
+	static const u32 bad_clocks[] = { 2, 3, 4, 5, 6, 10, 12, 16, U32_MAX };
 	struct twheel_ctx *ctx = ctx_new(test, 16);
 	struct twheel_op op = { .op = TWHEEL_OP_ADD, .clock = CLOCK_MONOTONIC };
 	int i;

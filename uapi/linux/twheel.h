@@ -11,13 +11,22 @@
  * report the fd again.)
  *
  * Clocks: a timer runs on one of CLOCK_MONOTONIC, CLOCK_BOOTTIME,
- * CLOCK_REALTIME or CLOCK_TAI (the clockid_t values of <time.h>), given
- * per timer; any other value is EINVAL. Deadlines are relative (from now,
- * on that clock) or absolute (TWHEEL_ABSTIME) on every one of them. A
- * CLOCK_REALTIME or CLOCK_TAI timer follows changes of the wall clock:
- * its deadline is an absolute time of that clock, also when it was given
- * relative (as timerfd does). An fd configured with TWHEEL_CONFIG_MANUAL
- * replaces all four by one manual clock (see struct twheel_config).
+ * CLOCK_REALTIME, CLOCK_TAI, CLOCK_REALTIME_ALARM or CLOCK_BOOTTIME_ALARM
+ * (the clockid_t values of <time.h>), given per timer; any other value is
+ * EINVAL. Deadlines are relative (from now, on that clock) or absolute
+ * (TWHEEL_ABSTIME) on every one of them. A CLOCK_REALTIME, CLOCK_TAI or
+ * CLOCK_REALTIME_ALARM timer follows changes of the wall clock: its
+ * deadline is an absolute time of that clock, also when it was given
+ * relative (as timerfd does). The two alarm clocks read as CLOCK_REALTIME
+ * and CLOCK_BOOTTIME, and their timers wake the system from suspend (the
+ * kernel's alarmtimer, as timerfd's and POSIX timers' alarm clocks): the
+ * system suspended before a pending alarm timer's deadline is resumed in
+ * time for it, and its record is queued after the resume (never before
+ * the deadline; CLOCK_BOOTTIME and its alarm count the time suspended,
+ * CLOCK_MONOTONIC does not). Adding a timer on an alarm clock needs
+ * CAP_WAKE_ALARM in the calling task (EPERM without, also on a
+ * TWHEEL_CONFIG_MANUAL fd), as timerfd_create(2) does. An fd configured with TWHEEL_CONFIG_MANUAL
+ * replaces all six by one manual clock (see struct twheel_config).
  *
  * Time: every time given or returned is in the time namespace of the task
  * that opened the fd, whichever task uses it later.
@@ -183,6 +192,23 @@
 #define TWHEEL_SET_COOKIE	0x00000002U
 
 /*
+ * TWHEEL_CANCEL_ON_SET (a flag of struct twheel_add, struct twheel_modify
+ * and struct twheel_op, with TWHEEL_ABSTIME on CLOCK_REALTIME, CLOCK_TAI
+ * or CLOCK_REALTIME_ALARM only: EINVAL otherwise), as timerfd's
+ * TFD_TIMER_CANCEL_ON_SET: when the wall clock is set while the timer is
+ * pending, the timer ends there with a record whose flags are
+ * TWHEEL_EVENT_CLOCK_SET and whose count is 0, instead of expiring at a
+ * deadline that now means another moment. A set is any discontinuous
+ * change of the wall clock against CLOCK_MONOTONIC: settimeofday(2),
+ * clock_settime(2), adjtimex(2) stepping it (ADJ_SETOFFSET) or changing
+ * the TAI offset, a leap second, and every resume from suspend (the
+ * wall clock moves by the time suspended). A timer added or modified
+ * after the set (whose deadline was computed from the new time) is not
+ * ended by it; one whose record is already queued keeps it.
+ */
+#define TWHEEL_CANCEL_ON_SET	0x00000010U
+
+/*
  * What a periodic timer does with the deadlines it missed, while its
  * record waited to be read (a flag of struct twheel_add, struct
  * twheel_modify and struct twheel_op, with a period only: EINVAL without;
@@ -229,10 +255,11 @@
  *	@period_ns (but see TWHEEL_MISSED_*). A period shorter than the fd's
  *	tick is taken as one tick, one longer than 2^62 - 1 ns (146 years)
  *	as that (and reported so by TWHEEL_IOC_QUERY and TWHEEL_IOC_LIST).
- * @flags: in: TWHEEL_ABSTIME, and with a period one TWHEEL_MISSED_* value;
- *	other bits are EINVAL
- * @clock: in: CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME or CLOCK_TAI
- *	(any of them on a TWHEEL_CONFIG_MANUAL fd); others are EINVAL
+ * @flags: in: TWHEEL_ABSTIME, TWHEEL_CANCEL_ON_SET, and with a period one
+ *	TWHEEL_MISSED_* value; other bits are EINVAL
+ * @clock: in: CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME, CLOCK_TAI,
+ *	CLOCK_REALTIME_ALARM or CLOCK_BOOTTIME_ALARM (the alarm clocks need
+ *	CAP_WAKE_ALARM: EPERM without); others are EINVAL
  * @id: out: the new timer's id: never 0, unique within the fd and never
  *	reused while the fd is open
  *
@@ -256,7 +283,8 @@
  * record is read. An unread periodic timer therefore causes no timer
  * interrupts, whatever its period.
  *
- * Errors: EINVAL as above; ENOSPC when the fd already holds its maximum of
+ * Errors: EINVAL as above; EPERM for an alarm clock without
+ * CAP_WAKE_ALARM; ENOSPC when the fd already holds its maximum of
  * timers (module parameter max_timers, as it was when the fd was opened,
  * or the lower one struct twheel_config set; queued records count until
  * read), or when the timer needs a new slot
@@ -280,9 +308,10 @@ struct twheel_add {
  * @expires_ns: in: the new next deadline, as in struct twheel_add, on the
  *	timer's own clock (which does not change)
  * @period_ns: in: the new period, as in struct twheel_add (0: one-shot)
- * @flags: in: TWHEEL_ABSTIME, TWHEEL_SET_COOKIE, and with a period one
- *	TWHEEL_MISSED_* value (the timer's policy from now on); other bits
- *	are EINVAL
+ * @flags: in: TWHEEL_ABSTIME, TWHEEL_SET_COOKIE, TWHEEL_CANCEL_ON_SET
+ *	(whether a clock set ends the timer, from now on), and with a
+ *	period one TWHEEL_MISSED_* value (the timer's policy from now on);
+ *	other bits are EINVAL
  * @result: out: the state the timer was in: TWHEEL_STATE_PENDING, or
  *	TWHEEL_STATE_QUEUED, in which case its unread record is retracted
  *	(never read)
@@ -512,6 +541,7 @@ struct twheel_uring_cmd {
 #define TWHEEL_CONFIG_MANUAL		0x00000001U
 #define TWHEEL_CONFIG_MAX_TIMERS	0x00000002U
 #define TWHEEL_CONFIG_TABLE		0x00000004U
+#define TWHEEL_CONFIG_CLOCK_SET		0x00000008U
 
 /*
  * The shared timer table's entries (see "The shared timer table" above).
@@ -531,7 +561,7 @@ struct twheel_uring_cmd {
  * @tick_ns: in: the fd's tick, TWHEEL_MIN_TICK_NS (1 us) to
  *	TWHEEL_MAX_TICK_NS (1 s); else EINVAL
  * @flags: in: TWHEEL_CONFIG_MANUAL, TWHEEL_CONFIG_MAX_TIMERS,
- *	TWHEEL_CONFIG_TABLE; other bits are EINVAL
+ *	TWHEEL_CONFIG_TABLE, TWHEEL_CONFIG_CLOCK_SET; other bits are EINVAL
  * @__reserved: in: must be 0
  * @max_timers: in: with TWHEEL_CONFIG_MAX_TIMERS, the most timers the fd
  *	may hold, as Netty's maxPendingTimeouts: 1 up to the maximum it was
@@ -556,6 +586,15 @@ struct twheel_uring_cmd {
  * timer table" above) of as many entries as its maximum of timers, for
  * mmap(2); a configuration without the flag leaves the fd without one.
  * Once the table is mapped, the configuration is fixed (EBUSY).
+ *
+ * TWHEEL_CONFIG_CLOCK_SET: the fd receives a record each time the wall
+ * clock is set (as TWHEEL_CANCEL_ON_SET defines a set), ordered among
+ * the other records when the fd learns of it: id 0, cookie 0, clock
+ * CLOCK_REALTIME, flags TWHEEL_EVENT_CLOCK_SET, time_ns the wall clock's
+ * time then, count the sets it stands for. At most one such record is
+ * queued at a time: sets that come while it is unread are counted in it.
+ * It ends when read; no ioctl acts on id 0. Sets before the
+ * configuration are not reported.
  */
 struct twheel_config {
 	__u64 tick_ns;
@@ -585,6 +624,9 @@ struct twheel_advance {
 	__s64 now_ns;
 };
 
+/* struct twheel_event.flags: the record tells of a wall clock set. */
+#define TWHEEL_EVENT_CLOCK_SET	0x00000001U
+
 /**
  * struct twheel_event - one expiry record, as read(2) returns it
  * @id: the timer's id
@@ -597,7 +639,9 @@ struct twheel_advance {
  *	when the record was read (at least 1), or 1 with TWHEEL_MISSED_BURST,
  *	DELAY or SKIP
  * @clock: the timer's clockid
- * @flags: 0 (reserved for future record kinds)
+ * @flags: 0 for an expiry; TWHEEL_EVENT_CLOCK_SET for a record of the
+ *	wall clock being set (see TWHEEL_CANCEL_ON_SET and
+ *	TWHEEL_CONFIG_CLOCK_SET; @count is then 0, or the sets it stands for)
  *
  * read(2) returns as many whole records as fit in the buffer, in the
  * order they were queued. Within a clock, the timers that fall due
@@ -630,6 +674,8 @@ struct twheel_event {
 #define TWHEEL_FEATURE_MISSED		0x20ULL		/* TWHEEL_MISSED_* */
 #define TWHEEL_FEATURE_FD_MAX_TIMERS	0x40ULL		/* config max_timers */
 #define TWHEEL_FEATURE_TABLE		0x80ULL		/* TWHEEL_CONFIG_TABLE */
+#define TWHEEL_FEATURE_ALARM		0x100ULL	/* *_ALARM clocks */
+#define TWHEEL_FEATURE_CLOCK_SET	0x200ULL	/* clock-set records */
 
 /**
  * struct twheel_info - argument of TWHEEL_IOC_INFO: the handshake
