@@ -23,7 +23,11 @@
  * system suspended before a pending alarm timer's deadline is resumed in
  * time for it, and its record is queued after the resume (never before
  * the deadline; CLOCK_BOOTTIME and its alarm count the time suspended,
- * CLOCK_MONOTONIC does not). Adding a timer on an alarm clock needs
+ * CLOCK_MONOTONIC does not). The system may also be resumed before the
+ * deadline, at a point where the fd's wheel moves the timer to a finer
+ * level (at most once per level), and, as for every alarm timer, the
+ * kernel refuses to suspend (EBUSY) less than 2 s before the point an
+ * alarm is armed for. Adding a timer on an alarm clock needs
  * CAP_WAKE_ALARM in the calling task (EPERM without, also on a
  * TWHEEL_CONFIG_MANUAL fd), as timerfd_create(2) does. An fd configured with TWHEEL_CONFIG_MANUAL
  * replaces all six by one manual clock (see struct twheel_config).
