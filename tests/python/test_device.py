@@ -25,6 +25,11 @@ EXAMPLES = os.environ.get("TWHEEL_PYTHON_EXAMPLES") or os.path.join(
     "python", "examples")
 
 
+ALARMS = (Clock.REALTIME_ALARM, Clock.BOOTTIME_ALARM)
+# The alarm clocks need CAP_WAKE_ALARM: root has it.
+ROOT = os.geteuid() == 0
+
+
 def manual(tick_ns=TICK):
     """A non-blocking Wheel on the manual clock."""
     w = twheel.Wheel(blocking=False)
@@ -64,6 +69,8 @@ class Handshake(DeviceTest):
             self.assertTrue(i.ioctls & (1 << (cmd & 0xFF)), hex(cmd))
         self.assertTrue(i.features & twheel.FEATURE_MANUAL_CLOCK)
         self.assertTrue(i.features & twheel.FEATURE_PERIODIC)
+        self.assertTrue(i.features & twheel.FEATURE_ALARM)
+        self.assertTrue(i.features & twheel.FEATURE_CLOCK_SET)
 
     def test_blocking_flag(self):
         with twheel.Wheel() as w:
@@ -90,10 +97,13 @@ class Errors(DeviceTest):
 
     def test_bad_clock_is_einval(self):
         with twheel.Wheel(blocking=False) as w:
-            for bad in (2, 3, 4, 5, 6, 8, 12, 99, 2**32 - 1):
+            for bad in (2, 3, 4, 5, 6, 10, 12, 99, 2**32 - 1):
                 self.assertErrno(errno.EINVAL, w.add, MSEC, clock=bad)
             self.assertEqual(w.info().timers, 0)
             for c in Clock:
+                if c in ALARMS and not ROOT:
+                    self.assertErrno(errno.EPERM, w.add, SEC, clock=c)
+                    continue
                 w.cancel(w.add(SEC, clock=c))
 
     def test_negative_relative_deadline_is_einval(self):
@@ -115,6 +125,85 @@ class Errors(DeviceTest):
             w.cancel(w.add(SEC))
             # Once a timer was added, even if gone: EBUSY.
             self.assertErrno(errno.EBUSY, w.config, TICK, manual=True)
+
+
+class ClockSets(DeviceTest):
+    """TWHEEL_CANCEL_ON_SET and config(clock_set=True)."""
+
+    def test_cancel_on_set_needs_absolute_wall_clock(self):
+        rt = twheel.now(Clock.REALTIME) + 3600 * SEC
+        with twheel.Wheel(blocking=False) as w:
+            for c in Clock:
+                if c in ALARMS and not ROOT:
+                    continue
+                ok = c in (Clock.REALTIME, Clock.TAI, Clock.REALTIME_ALARM)
+                if ok:
+                    w.cancel(w.add(rt, clock=c, absolute=True,
+                                   cancel_on_set=True))
+                else:
+                    self.assertErrno(errno.EINVAL, w.add, rt, clock=c,
+                                     absolute=True, cancel_on_set=True)
+                # Relative: EINVAL on every clock.
+                self.assertErrno(errno.EINVAL, w.add, SEC, clock=c,
+                                 cancel_on_set=True)
+            self.assertEqual(w.info().timers, 0)
+            m = w.add(SEC)
+            self.assertErrno(errno.EINVAL, w.modify, m, rt, absolute=True,
+                             cancel_on_set=True)
+            t = w.add(rt, clock=Clock.REALTIME, absolute=True)
+            self.assertErrno(errno.EINVAL, w.modify, t, SEC,
+                             cancel_on_set=True)
+            self.assertEqual(w.modify(t, rt, absolute=True,
+                                      cancel_on_set=True), State.PENDING)
+            b = w.batch()
+            b.add(rt, clock=Clock.TAI, absolute=True, cancel_on_set=True)
+            b.add(rt, clock=Clock.MONOTONIC, absolute=True,
+                  cancel_on_set=True)
+            self.assertEqual([r.error for r in w.submit(b)],
+                             [0, errno.EINVAL])
+
+    def test_config_clock_set(self):
+        with twheel.Wheel(blocking=False) as w:
+            self.assertFalse(w.info().clock_set)
+            w.config(clock_set=True)
+            i = w.info()
+            self.assertTrue(i.clock_set)
+            self.assertEqual(i.config_flags, twheel.CONFIG_CLOCK_SET)
+            w.config(manual=True, clock_set=True)
+            self.assertEqual(w.info().config_flags,
+                             twheel.CONFIG_MANUAL | twheel.CONFIG_CLOCK_SET)
+            # The last configuration counts.
+            w.config()
+            self.assertEqual(w.info().config_flags, 0)
+            self.assertEqual(w.read(), [])
+
+    @unittest.skipUnless(ROOT, "setting the clock needs root")
+    def test_set_ends_timer_and_is_recorded(self):
+        with twheel.Wheel(blocking=False) as w:
+            w.config(clock_set=True)
+            rt = twheel.now(Clock.REALTIME) + 3600 * SEC
+            t = w.add(rt, cookie=5, clock=Clock.REALTIME, absolute=True,
+                      cancel_on_set=True)
+            keep = w.add(rt, cookie=6, clock=Clock.REALTIME, absolute=True)
+            # A set to (about) the present time: a set all the same.
+            time.clock_settime_ns(time.CLOCK_REALTIME,
+                                  twheel.now(Clock.REALTIME))
+            # Added after the set: never ended by it.
+            late = w.add(rt, cookie=7, clock=Clock.REALTIME, absolute=True,
+                         cancel_on_set=True)
+            self.assertTrue(w.wait(10))
+            evs = w.read()
+            self.assertEqual([(e.id, e.cookie, e.count, e.clock, e.flags)
+                              for e in evs],
+                             [(0, 0, 1, Clock.REALTIME,
+                               twheel.EVENT_CLOCK_SET),
+                              (t, 5, 0, Clock.REALTIME,
+                               twheel.EVENT_CLOCK_SET)])
+            self.assertTrue(all(e.clock_set for e in evs))
+            self.assertErrno(errno.ENOENT, w.query, t)
+            self.assertEqual(w.query(keep).state, State.PENDING)
+            self.assertEqual(w.query(late).state, State.PENDING)
+            self.assertEqual(w.info().timers, 2)
 
 
 class SharedTable(DeviceTest):

@@ -44,6 +44,11 @@ CONSTANTS = {
     "CONFIG_TABLE": "TWHEEL_CONFIG_TABLE",
     "FEATURE_TABLE": "TWHEEL_FEATURE_TABLE",
     "TABLE_CANCEL": "TWHEEL_TABLE_CANCEL",
+    "CANCEL_ON_SET": "TWHEEL_CANCEL_ON_SET",
+    "CONFIG_CLOCK_SET": "TWHEEL_CONFIG_CLOCK_SET",
+    "EVENT_CLOCK_SET": "TWHEEL_EVENT_CLOCK_SET",
+    "FEATURE_ALARM": "TWHEEL_FEATURE_ALARM",
+    "FEATURE_CLOCK_SET": "TWHEEL_FEATURE_CLOCK_SET",
     "MISSED_MASK": "TWHEEL_MISSED_MASK",
     "MISSED_COUNT": "TWHEEL_MISSED_COUNT",
     "MISSED_BURST": "TWHEEL_MISSED_BURST",
@@ -60,6 +65,8 @@ CONSTANTS = {
     "Clock.MONOTONIC": "CLOCK_MONOTONIC",
     "Clock.BOOTTIME": "CLOCK_BOOTTIME",
     "Clock.TAI": "CLOCK_TAI",
+    "Clock.REALTIME_ALARM": "CLOCK_REALTIME_ALARM",
+    "Clock.BOOTTIME_ALARM": "CLOCK_BOOTTIME_ALARM",
 }
 # The table's entry macros, on ids and ticks at their edges: Python
 # function -> C macro.
@@ -279,6 +286,20 @@ class Encoding(unittest.TestCase):
         self.assertEqual(ops[2]["flags"], 0)
         self.assertEqual((ops[3]["op"], ops[3]["id"]), (3, 7))
 
+    def test_batch_cancel_on_set(self):
+        b = twheel.Batch()
+        b.add(5, clock=twheel.Clock.REALTIME_ALARM, absolute=True,
+              cancel_on_set=True)
+        b.modify(7, 8, absolute=True, cancel_on_set=True)
+        b.modify(7, 8, absolute=True)
+        ops = [twheel.OP.unpack(o) for o in b._ops]
+        self.assertEqual((ops[0]["flags"], ops[0]["clock"]),
+                         (twheel.ABSTIME | twheel.CANCEL_ON_SET, 8))
+        self.assertEqual(ops[1]["flags"],
+                         twheel.ABSTIME | twheel.CANCEL_ON_SET)
+        # Without it, a modify takes the flag away: not set.
+        self.assertEqual(ops[2]["flags"], twheel.ABSTIME)
+
     def test_timer_id(self):
         t = twheel.TimerId(5)
         self.assertEqual(t, 5)
@@ -341,6 +362,17 @@ class OnOrdinaryFds(unittest.TestCase):
                 twheel.Event(4, 2**64 - 1, -1, 7, twheel.Clock.TAI, 0)])
             self.assertIsInstance(evs[0].id, twheel.TimerId)
             self.assertIs(evs[1].clock, twheel.Clock.TAI)
+            self.assertFalse(evs[0].clock_set)
+            # A record of a clock set: its flag, the alarm clocks by name.
+            os.write(wfd, event_bytes(0, 0, 9, 2, 0, 1) +
+                     event_bytes(8, 1, 9, 0, 8, 1) +
+                     event_bytes(9, 1, 9, 1, 9, 0))
+            evs = w.read()
+            self.assertEqual([(e.clock_set, e.flags, e.clock) for e in evs],
+                             [(True, 1, twheel.Clock.REALTIME),
+                              (True, 1, twheel.Clock.REALTIME_ALARM),
+                              (False, 0, twheel.Clock.BOOTTIME_ALARM)])
+            self.assertIs(evs[2].clock, twheel.Clock.BOOTTIME_ALARM)
             # records() ends when none is queued on a non-blocking fd.
             os.write(wfd, event_bytes(5, 0, 0) + event_bytes(6, 0, 0))
             self.assertEqual([e.id for e in w.records()], [5, 6])

@@ -32,6 +32,15 @@ Unit tests of timeout logic use the manual clock::
     w.advance(1)                      # due: queued before advance returns
     [ev] = w.read()
 
+A wall clock deadline that must not fire at a moment the clock no longer
+means, and a watcher of clock sets::
+
+    t = w.add(twheel.now(twheel.Clock.REALTIME) + 3600 * twheel.SEC,
+              clock=twheel.Clock.REALTIME, absolute=True,
+              cancel_on_set=True)     # a set ends it: ev.clock_set, count 0
+    watch = twheel.Wheel()
+    watch.config(clock_set=True)      # one record (id 0) per batch of sets
+
 asyncio: on a non-blocking Wheel, ``await w.read_async()`` waits (through
 ``loop.add_reader``) for the next records, and ``async for ev in
 w.records_async()`` yields them one at a time.
@@ -55,6 +64,8 @@ __all__ = [
     "FEATURE_PERIODIC", "FEATURE_TIMENS", "FEATURE_MANUAL_CLOCK",
     "FEATURE_RELATIVE_WALL", "FEATURE_URING", "FEATURE_MISSED",
     "FEATURE_FD_MAX_TIMERS", "CONFIG_TABLE", "FEATURE_TABLE", "TABLE_CANCEL",
+    "CANCEL_ON_SET", "CONFIG_CLOCK_SET", "EVENT_CLOCK_SET", "FEATURE_ALARM",
+    "FEATURE_CLOCK_SET",
     "table_index", "table_tag", "table_deadline", "table_cancelled", "Table",
     "MISSED_MASK", "MISSED_COUNT", "MISSED_BURST", "MISSED_DELAY",
     "MISSED_SKIP", "NSEC", "USEC", "MSEC", "SEC", "MIN",
@@ -75,9 +86,16 @@ MAX_BATCH = 1024
 
 ABSTIME = 0x1
 SET_COOKIE = 0x2
+# add/modify(cancel_on_set=True), with absolute=True on REALTIME, TAI or
+# REALTIME_ALARM only (else EINVAL): a wall clock set ends the pending
+# timer with a record whose flags are EVENT_CLOCK_SET and count 0.
+CANCEL_ON_SET = 0x10
 CONFIG_MANUAL = 0x1
 CONFIG_MAX_TIMERS = 0x2
 CONFIG_TABLE = 0x4       # config(table=True): the shared timer table
+CONFIG_CLOCK_SET = 0x8   # config(clock_set=True): a record per clock set
+# Event.flags: the record tells of a wall clock set (Event.clock_set).
+EVENT_CLOCK_SET = 0x1
 
 FEATURE_PERIODIC = 0x1
 FEATURE_TIMENS = 0x2
@@ -87,6 +105,8 @@ FEATURE_URING = 0x10     # io_uring commands (not used by this binding)
 FEATURE_MISSED = 0x20    # the MISSED_* policies of periodic timers
 FEATURE_FD_MAX_TIMERS = 0x40     # config(max_timers=)
 FEATURE_TABLE = 0x80     # config(table=True), Wheel.table()
+FEATURE_ALARM = 0x100    # Clock.REALTIME_ALARM, Clock.BOOTTIME_ALARM
+FEATURE_CLOCK_SET = 0x200        # cancel_on_set=, config(clock_set=True)
 
 # The shared timer table's entries (TWHEEL_TABLE_* of the header): entry
 # table_index(id) belongs to timer id; table_deadline(id, tick) pushes a
@@ -134,12 +154,17 @@ MIN = 60 * SEC
 
 
 class Clock(enum.IntEnum):
-    """The clocks a timer may run on: clockid_t values, as for timerfd."""
+    """The clocks a timer may run on: clockid_t values, as for timerfd.
+
+    The alarm clocks read as REALTIME and BOOTTIME and wake the system
+    from suspend; adding a timer on one needs CAP_WAKE_ALARM (EPERM)."""
 
     REALTIME = 0
     MONOTONIC = 1
     BOOTTIME = 7
     TAI = 11
+    REALTIME_ALARM = 8
+    BOOTTIME_ALARM = 9
 
 
 class State(enum.IntEnum):
@@ -324,7 +349,14 @@ class Event(NamedTuple):
     time_ns: int    #: when it was queued, on the timer's clock
     count: int      #: expiries it stands for (periodic: >= 1)
     clock: int      #: a Clock
-    flags: int
+    flags: int      #: 0, or EVENT_CLOCK_SET
+
+    @property
+    def clock_set(self) -> bool:
+        """True for a record of a wall clock set: a cancel_on_set timer
+        ended by one (count 0), or with config(clock_set=True) the fd's
+        record of the sets (id 0, count the sets it stands for)."""
+        return bool(self.flags & EVENT_CLOCK_SET)
 
 
 class Status(NamedTuple):
@@ -378,6 +410,11 @@ class Info(NamedTuple):
         """True when the fd has a shared timer table."""
         return bool(self.config_flags & CONFIG_TABLE)
 
+    @property
+    def clock_set(self) -> bool:
+        """True when the fd gets a record of each wall clock set."""
+        return bool(self.config_flags & CONFIG_CLOCK_SET)
+
 
 class OpResult(NamedTuple):
     """One operation of a batch after TWHEEL_IOC_SUBMIT.
@@ -412,12 +449,18 @@ class OpResult(NamedTuple):
 
 
 def now(clock: int = Clock.MONOTONIC) -> int:
-    """The present time of @clock in nanoseconds, for absolute deadlines."""
+    """The present time of @clock in nanoseconds, for absolute deadlines.
+    An alarm clock reads as REALTIME or BOOTTIME (as twheel reads it;
+    clock_gettime() of the alarm clocks fails without a wake-up RTC)."""
+    clock = {Clock.REALTIME_ALARM: Clock.REALTIME,
+             Clock.BOOTTIME_ALARM: Clock.BOOTTIME}.get(clock, clock)
     return time.clock_gettime_ns(clock)
 
 
-def _flags(absolute: bool, missed: int = MISSED_COUNT) -> int:
-    return (ABSTIME if absolute else 0) | missed
+def _flags(absolute: bool, missed: int = MISSED_COUNT,
+           cancel_on_set: bool = False) -> int:
+    return ((ABSTIME if absolute else 0) | missed |
+            (CANCEL_ON_SET if cancel_on_set else 0))
 
 
 # ---- batches ----
@@ -444,17 +487,19 @@ class Batch:
 
     def add(self, expires_ns: int, *, cookie: int = 0, period_ns: int = 0,
             clock: int = Clock.MONOTONIC, absolute: bool = False,
-            missed: int = MISSED_COUNT) -> int:
+            missed: int = MISSED_COUNT, cancel_on_set: bool = False) -> int:
         """Queue an ADD (as Wheel.add)."""
-        return self._append(op=OpCode.ADD, flags=_flags(absolute, missed),
+        return self._append(op=OpCode.ADD,
+                            flags=_flags(absolute, missed, cancel_on_set),
                             cookie=cookie, expires_ns=expires_ns,
                             period_ns=period_ns, clock=int(clock))
 
     def modify(self, timer: int, expires_ns: int, *, period_ns: int = 0,
                cookie: Optional[int] = None, absolute: bool = False,
-               missed: int = MISSED_COUNT) -> int:
+               missed: int = MISSED_COUNT,
+               cancel_on_set: bool = False) -> int:
         """Queue a MODIFY (as Wheel.modify)."""
-        flags = (_flags(absolute, missed) |
+        flags = (_flags(absolute, missed, cancel_on_set) |
                  (SET_COOKIE if cookie is not None else 0))
         return self._append(op=OpCode.MODIFY, flags=flags, id=timer,
                             cookie=cookie or 0, expires_ns=expires_ns,
@@ -656,7 +701,7 @@ class Wheel:
 
     def config(self, tick_ns: int = DEFAULT_TICK_NS, *,
                manual: bool = False, max_timers: int = 0,
-               table: bool = False) -> None:
+               table: bool = False, clock_set: bool = False) -> None:
         """TWHEEL_IOC_CONFIG, before the fd's first timer (EBUSY after):
         the tick (MIN_TICK_NS to MAX_TICK_NS, else EINVAL); with @manual,
         the manual clock: it starts at 0 and moves only by advance();
@@ -664,10 +709,13 @@ class Wheel:
         the most timers the fd may hold (at most what it was opened with,
         else EINVAL; adds beyond fail with ENOSPC; 0: that maximum); with
         @table, a shared timer table of one entry per timer, for table()
-        (EBUSY once it is mapped)."""
+        (EBUSY once it is mapped); with @clock_set, a record (id 0, flags
+        EVENT_CLOCK_SET, count the sets) each time the wall clock is set
+        from now on (none on a manual clock)."""
         flags = ((CONFIG_MANUAL if manual else 0) |
                  (CONFIG_MAX_TIMERS if max_timers else 0) |
-                 (CONFIG_TABLE if table else 0))
+                 (CONFIG_TABLE if table else 0) |
+                 (CONFIG_CLOCK_SET if clock_set else 0))
         self._ioctl(IOC_CONFIG, CONFIG.pack(
             tick_ns=tick_ns, flags=flags, max_timers=max_timers))
 
@@ -692,32 +740,40 @@ class Wheel:
 
     def add(self, expires_ns: int, *, cookie: int = 0, period_ns: int = 0,
             clock: int = Clock.MONOTONIC, absolute: bool = False,
-            missed: int = MISSED_COUNT) -> TimerId:
+            missed: int = MISSED_COUNT,
+            cancel_on_set: bool = False) -> TimerId:
         """TWHEEL_IOC_ADD: schedule a timer; returns its id.
 
         @expires_ns is a delay from now (>= 0), or with @absolute a time
         on @clock. @period_ns: 0 one-shot, else periodic, with @missed
         (MISSED_COUNT, _BURST, _DELAY or _SKIP) saying what it does with
         deadlines missed while its record waits. @cookie comes back in its
-        records. EINVAL for a bad clock, a negative delay or a policy
-        without a period; ENOSPC, ENOMEM at the limits.
+        records. With @cancel_on_set (@absolute on REALTIME, TAI or
+        REALTIME_ALARM only), a wall clock set while it is pending ends it
+        with a record whose clock_set is True and count 0. EINVAL for a
+        bad clock, a negative delay, a policy without a period or a
+        misplaced @cancel_on_set; EPERM for an alarm clock without
+        CAP_WAKE_ALARM; ENOSPC, ENOMEM at the limits.
         """
         buf = ADD.pack(cookie=cookie, expires_ns=expires_ns,
-                       period_ns=period_ns, flags=_flags(absolute, missed),
+                       period_ns=period_ns,
+                       flags=_flags(absolute, missed, cancel_on_set),
                        clock=int(clock))
         self._ioctl(IOC_ADD, buf)
         return TimerId(ADD.unpack(buf)["id"])
 
     def modify(self, timer: int, expires_ns: int, *, period_ns: int = 0,
                cookie: Optional[int] = None, absolute: bool = False,
-               missed: int = MISSED_COUNT) -> State:
+               missed: int = MISSED_COUNT,
+               cancel_on_set: bool = False) -> State:
         """TWHEEL_IOC_MODIFY: re-arm @timer in place (same id, same clock)
         with a new deadline and period (0: one-shot) and missed-deadline
-        policy (as for add), replacing its cookie when @cookie is given.
-        Returns the state it was in: PENDING, or QUEUED (its unread record
-        is retracted). ENOENT for an unknown id.
+        policy (as for add), replacing its cookie when @cookie is given;
+        @cancel_on_set (as for add) says whether a clock set ends it from
+        now on. Returns the state it was in: PENDING, or QUEUED (its
+        unread record is retracted). ENOENT for an unknown id.
         """
-        flags = (_flags(absolute, missed) |
+        flags = (_flags(absolute, missed, cancel_on_set) |
                  (SET_COOKIE if cookie is not None else 0))
         buf = MODIFY.pack(id=timer, cookie=cookie or 0, expires_ns=expires_ns,
                           period_ns=period_ns, flags=flags)

@@ -6,12 +6,12 @@ use std::os::raw::{c_int, c_long};
 
 use crate::sys;
 
-/// The clock a timer runs on: one of the four `clockid_t` values twheel
+/// The clock a timer runs on: one of the six `clockid_t` values twheel
 /// takes. Any other clockid is `EINVAL` for the kernel, so the typed API
 /// cannot name one (use [`sys`] for raw requests).
 ///
 /// On an fd configured with [`Config::manual`](crate::Config::manual) all
-/// four run on the fd's one manual clock.
+/// six run on the fd's one manual clock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub enum Clock {
     /// `CLOCK_REALTIME`: the wall clock; a timer follows changes of it
@@ -25,16 +25,34 @@ pub enum Clock {
     Boottime,
     /// `CLOCK_TAI`: international atomic time; follows the wall clock.
     Tai,
+    /// `CLOCK_REALTIME_ALARM`: reads as [`Clock::Realtime`] and follows
+    /// the wall clock; its timers wake the system from suspend. Adding one
+    /// needs `CAP_WAKE_ALARM` (`EPERM`).
+    RealtimeAlarm,
+    /// `CLOCK_BOOTTIME_ALARM`: reads as [`Clock::Boottime`]; its timers
+    /// wake the system from suspend. Adding one needs `CAP_WAKE_ALARM`
+    /// (`EPERM`).
+    BoottimeAlarm,
 }
 
 impl Clock {
-    /// The four clocks, in the order of their clockid values.
+    /// The four clocks any user may add timers on, in the order of their
+    /// clockid values.
     pub const ALL: [Clock; 4] = [
         Clock::Realtime,
         Clock::Monotonic,
         Clock::Boottime,
         Clock::Tai,
     ];
+
+    /// The two alarm clocks, which need `CAP_WAKE_ALARM`.
+    pub const ALARMS: [Clock; 2] = [Clock::RealtimeAlarm, Clock::BoottimeAlarm];
+
+    /// Whether `CANCEL_ON_SET` may be asked for on the clock (with an
+    /// absolute deadline): the wall clocks.
+    pub const fn is_wall(self) -> bool {
+        matches!(self, Clock::Realtime | Clock::Tai | Clock::RealtimeAlarm)
+    }
 
     /// The clockid (`CLOCK_MONOTONIC` is 1, ...), as the ABI's `clock`
     /// fields hold it.
@@ -44,6 +62,8 @@ impl Clock {
             Clock::Monotonic => sys::CLOCK_MONOTONIC,
             Clock::Boottime => sys::CLOCK_BOOTTIME,
             Clock::Tai => sys::CLOCK_TAI,
+            Clock::RealtimeAlarm => sys::CLOCK_REALTIME_ALARM,
+            Clock::BoottimeAlarm => sys::CLOCK_BOOTTIME_ALARM,
         }
     }
 
@@ -54,6 +74,8 @@ impl Clock {
             sys::CLOCK_MONOTONIC => Some(Clock::Monotonic),
             sys::CLOCK_BOOTTIME => Some(Clock::Boottime),
             sys::CLOCK_TAI => Some(Clock::Tai),
+            sys::CLOCK_REALTIME_ALARM => Some(Clock::RealtimeAlarm),
+            sys::CLOCK_BOOTTIME_ALARM => Some(Clock::BoottimeAlarm),
             _ => None,
         }
     }
@@ -61,7 +83,10 @@ impl Clock {
     /// The clock's present time in nanoseconds (`clock_gettime(2)`), the
     /// base of absolute deadlines ([`Timer::at`](crate::Timer::at)) on a
     /// real-clock fd. Not the time of a manual-clock fd: that is
-    /// [`Twheel::manual_now`](crate::Twheel::manual_now).
+    /// [`Twheel::manual_now`](crate::Twheel::manual_now). An alarm clock
+    /// reads as the clock it is the alarm of (`CLOCK_REALTIME`,
+    /// `CLOCK_BOOTTIME`), as twheel reads it: `clock_gettime(2)` of the
+    /// alarm clocks themselves fails on a machine without a wake-up RTC.
     // c_long is i64 here, i32 on 32-bit targets: i64::from for both.
     #[allow(clippy::useless_conversion)]
     pub fn now(self) -> io::Result<i64> {
@@ -70,7 +95,12 @@ impl Clock {
             tv_nsec: 0,
         };
         // SAFETY: ts is a valid struct timespec for the C library's ABI.
-        let ret = unsafe { clock_gettime(self.as_raw() as c_int, &mut ts) };
+        let read = match self {
+            Clock::RealtimeAlarm => Clock::Realtime,
+            Clock::BoottimeAlarm => Clock::Boottime,
+            c => c,
+        };
+        let ret = unsafe { clock_gettime(read.as_raw() as c_int, &mut ts) };
         if ret < 0 {
             return Err(io::Error::last_os_error());
         }
@@ -139,12 +169,14 @@ mod tests {
         assert_eq!(Clock::Monotonic.as_raw(), 1);
         assert_eq!(Clock::Boottime.as_raw(), 7);
         assert_eq!(Clock::Tai.as_raw(), 11);
-        for c in Clock::ALL.iter() {
+        assert_eq!(Clock::RealtimeAlarm.as_raw(), 8);
+        assert_eq!(Clock::BoottimeAlarm.as_raw(), 9);
+        for c in Clock::ALL.iter().chain(Clock::ALARMS.iter()) {
             assert_eq!(Clock::from_raw(c.as_raw()), Some(*c));
         }
         // CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID, ..._RAW,
-        // ..._COARSE, ..._ALARM: not twheel's.
-        for raw in [2u32, 3, 4, 5, 6, 8, 9, 10, 12, u32::MAX].iter() {
+        // ..._COARSE, CLOCK_SGI_CYCLE: not twheel's.
+        for raw in [2u32, 3, 4, 5, 6, 10, 12, u32::MAX].iter() {
             assert_eq!(Clock::from_raw(*raw), None, "clockid {}", raw);
         }
         assert_eq!(Clock::default(), Clock::Monotonic);
@@ -162,8 +194,19 @@ mod tests {
     }
 
     #[test]
+    fn wall_clocks() {
+        let wall: Vec<Clock> = Clock::ALL
+            .iter()
+            .chain(Clock::ALARMS.iter())
+            .copied()
+            .filter(|c| c.is_wall())
+            .collect();
+        assert_eq!(wall, [Clock::Realtime, Clock::Tai, Clock::RealtimeAlarm]);
+    }
+
+    #[test]
     fn now_moves_forward() {
-        for c in Clock::ALL.iter() {
+        for c in Clock::ALL.iter().chain(Clock::ALARMS.iter()) {
             let a = c.now().unwrap();
             let b = c.now().unwrap();
             assert!(a > 0 && b >= a, "{:?}: {} then {}", c, a, b);

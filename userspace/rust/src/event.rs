@@ -35,6 +35,8 @@ impl Event {
 
     /// The expiries it stands for: 1 for a one-shot timer; for a periodic
     /// one, every deadline that had passed when it was read (at least 1).
+    /// For a record of a wall clock set ([`Event::is_clock_set`]): 0 for a
+    /// timer it ended, the sets it stands for in the fd's record (id 0).
     pub const fn count(&self) -> u64 {
         self.0.count
     }
@@ -45,9 +47,19 @@ impl Event {
         Clock::from_raw(self.0.clock)
     }
 
-    /// The record's flags: 0 (reserved for future record kinds).
+    /// The record's flags: 0 for an expiry, `TWHEEL_EVENT_CLOCK_SET` for a
+    /// record of a wall clock set.
     pub const fn flags(&self) -> u32 {
         self.0.flags
+    }
+
+    /// Whether it tells of a wall clock set (`TWHEEL_EVENT_CLOCK_SET`): a
+    /// timer added with [`Timer::cancel_on_set`](crate::Timer::cancel_on_set)
+    /// ended by one, or, on an fd configured with
+    /// [`Config::clock_set`](crate::Config::clock_set), the fd's record of
+    /// the sets (id 0, never a timer's).
+    pub const fn is_clock_set(&self) -> bool {
+        self.0.flags & sys::TWHEEL_EVENT_CLOCK_SET != 0
     }
 
     /// The record as the ABI lays it out.
@@ -197,7 +209,15 @@ mod tests {
         assert_eq!(ev.count(), 12);
         assert_eq!(ev.clock(), Some(Clock::Boottime));
         assert_eq!(ev.flags(), 0);
+        assert!(!ev.is_clock_set());
         assert_eq!(ev.as_sys().clock, 7);
+        let ev = Event::from_sys(sys::twheel_event {
+            clock: 8,
+            flags: sys::TWHEEL_EVENT_CLOCK_SET,
+            ..Default::default()
+        });
+        assert!(ev.is_clock_set());
+        assert_eq!(ev.clock(), Some(Clock::RealtimeAlarm));
         let ev = Event::from_sys(sys::twheel_event {
             clock: 3,
             ..Default::default()

@@ -39,6 +39,11 @@ pub const TWHEEL_MAX_BATCH: u32 = 1024;
 pub const TWHEEL_ABSTIME: u32 = 0x0000_0001;
 /// `TWHEEL_SET_COOKIE` (modify only): replace the cookie.
 pub const TWHEEL_SET_COOKIE: u32 = 0x0000_0002;
+/// `TWHEEL_CANCEL_ON_SET` (add, modify; with `TWHEEL_ABSTIME` on
+/// `CLOCK_REALTIME`, `CLOCK_TAI` or `CLOCK_REALTIME_ALARM` only, else
+/// `EINVAL`): a wall clock set ends the pending timer with a record whose
+/// flags are `TWHEEL_EVENT_CLOCK_SET`.
+pub const TWHEEL_CANCEL_ON_SET: u32 = 0x0000_0010;
 
 /// `TWHEEL_STATE_PENDING`: the timer's next expiry has not happened.
 pub const TWHEEL_STATE_PENDING: u32 = 1;
@@ -60,6 +65,12 @@ pub const TWHEEL_CONFIG_MANUAL: u32 = 0x0000_0001;
 pub const TWHEEL_CONFIG_MAX_TIMERS: u32 = 0x0000_0002;
 /// `TWHEEL_CONFIG_TABLE`: the fd has a shared timer table (for mmap).
 pub const TWHEEL_CONFIG_TABLE: u32 = 0x0000_0004;
+/// `TWHEEL_CONFIG_CLOCK_SET`: a record (id 0) of each wall clock set.
+pub const TWHEEL_CONFIG_CLOCK_SET: u32 = 0x0000_0008;
+
+/// `TWHEEL_EVENT_CLOCK_SET`: `struct twheel_event`'s flags of a record of
+/// a wall clock set.
+pub const TWHEEL_EVENT_CLOCK_SET: u32 = 0x0000_0001;
 
 /// `TWHEEL_TABLE_CANCEL`: the cancel bit of a table entry.
 pub const TWHEEL_TABLE_CANCEL: u64 = 0x0000_0001_0000_0000;
@@ -102,6 +113,10 @@ pub const TWHEEL_FEATURE_MISSED: u64 = 0x20;
 pub const TWHEEL_FEATURE_FD_MAX_TIMERS: u64 = 0x40;
 /// `TWHEEL_FEATURE_TABLE`: `TWHEEL_CONFIG_TABLE`, the shared timer table.
 pub const TWHEEL_FEATURE_TABLE: u64 = 0x80;
+/// `TWHEEL_FEATURE_ALARM`: `CLOCK_REALTIME_ALARM`, `CLOCK_BOOTTIME_ALARM`.
+pub const TWHEEL_FEATURE_ALARM: u64 = 0x100;
+/// `TWHEEL_FEATURE_CLOCK_SET`: `TWHEEL_CANCEL_ON_SET`, `TWHEEL_CONFIG_CLOCK_SET`.
+pub const TWHEEL_FEATURE_CLOCK_SET: u64 = 0x200;
 /// `TWHEEL_MISSED_MASK`: the bits of a periodic timer's missed-deadline policy.
 pub const TWHEEL_MISSED_MASK: u32 = 0xC;
 /// `TWHEEL_MISSED_COUNT`: one record counting every missed deadline (default).
@@ -119,6 +134,10 @@ pub const CLOCK_REALTIME: u32 = 0;
 pub const CLOCK_MONOTONIC: u32 = 1;
 /// `CLOCK_BOOTTIME`.
 pub const CLOCK_BOOTTIME: u32 = 7;
+/// `CLOCK_REALTIME_ALARM` (needs `CAP_WAKE_ALARM`).
+pub const CLOCK_REALTIME_ALARM: u32 = 8;
+/// `CLOCK_BOOTTIME_ALARM` (needs `CAP_WAKE_ALARM`).
+pub const CLOCK_BOOTTIME_ALARM: u32 = 9;
 /// `CLOCK_TAI`.
 pub const CLOCK_TAI: u32 = 11;
 
@@ -288,7 +307,7 @@ pub struct twheel_uring_cmd {
 pub struct twheel_config {
     /// in: the fd's tick, `TWHEEL_MIN_TICK_NS` to `TWHEEL_MAX_TICK_NS`
     pub tick_ns: u64,
-    /// in: `TWHEEL_CONFIG_MANUAL` or 0
+    /// in: `TWHEEL_CONFIG_MANUAL`, `_MAX_TIMERS`, `_TABLE`, `_CLOCK_SET`
     pub flags: u32,
     /// in: must be 0
     pub __reserved: u32,

@@ -62,6 +62,14 @@ impl Expiry {
     }
 }
 
+const fn cos_flag(on: bool) -> u32 {
+    if on {
+        sys::TWHEEL_CANCEL_ON_SET
+    } else {
+        0
+    }
+}
+
 /// What a periodic timer does with the deadlines it missed while its
 /// record waited to be read (`TWHEEL_MISSED_*`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -114,6 +122,7 @@ pub struct Timer {
     period: Duration,
     missed: Missed,
     cookie: u64,
+    cancel_on_set: bool,
 }
 
 impl Timer {
@@ -125,6 +134,7 @@ impl Timer {
             period: Duration::ZERO,
             missed: Missed::Count,
             cookie: 0,
+            cancel_on_set: false,
         }
     }
 
@@ -165,6 +175,18 @@ impl Timer {
         self
     }
 
+    /// `TWHEEL_CANCEL_ON_SET`: when the wall clock is set while the timer
+    /// is pending, it ends with a record whose
+    /// [`is_clock_set`](crate::Event::is_clock_set) is true and count 0,
+    /// instead of expiring at a deadline that now means another moment
+    /// (timerfd's `TFD_TIMER_CANCEL_ON_SET`). Only with an absolute
+    /// deadline ([`Timer::at`]) on a wall clock ([`Clock::is_wall`]),
+    /// else `EINVAL`.
+    pub const fn cancel_on_set(mut self, on: bool) -> Timer {
+        self.cancel_on_set = on;
+        self
+    }
+
     /// The `struct twheel_add` that adds it.
     pub fn to_sys(&self) -> sys::twheel_add {
         let (expires_ns, flags) = self.expiry.to_raw();
@@ -172,7 +194,7 @@ impl Timer {
             cookie: self.cookie,
             expires_ns,
             period_ns: duration_to_u64_ns(self.period),
-            flags: flags | self.missed.as_flags(),
+            flags: flags | self.missed.as_flags() | cos_flag(self.cancel_on_set),
             clock: self.clock.as_raw(),
             id: 0,
         }
@@ -190,6 +212,7 @@ pub struct Rearm {
     period: Duration,
     missed: Missed,
     cookie: Option<u64>,
+    cancel_on_set: bool,
 }
 
 impl Rearm {
@@ -200,6 +223,7 @@ impl Rearm {
             period: Duration::ZERO,
             missed: Missed::Count,
             cookie: None,
+            cancel_on_set: false,
         }
     }
 
@@ -231,10 +255,19 @@ impl Rearm {
         self
     }
 
+    /// Whether a wall clock set ends the timer from now on
+    /// (`TWHEEL_CANCEL_ON_SET`, as [`Timer::cancel_on_set`]; without it a
+    /// modify takes it away). Only with [`Rearm::at`] on a wall clock,
+    /// else `EINVAL`.
+    pub const fn cancel_on_set(mut self, on: bool) -> Rearm {
+        self.cancel_on_set = on;
+        self
+    }
+
     /// The `struct twheel_modify` that re-arms timer `id`.
     pub fn to_sys(&self, id: TimerId) -> sys::twheel_modify {
         let (expires_ns, mut flags) = self.expiry.to_raw();
-        flags |= self.missed.as_flags();
+        flags |= self.missed.as_flags() | cos_flag(self.cancel_on_set);
         if self.cookie.is_some() {
             flags |= sys::TWHEEL_SET_COOKIE;
         }
@@ -303,6 +336,23 @@ mod tests {
             .to_sys(id);
         assert_eq!(m.flags, sys::TWHEEL_ABSTIME | sys::TWHEEL_SET_COOKIE);
         assert_eq!((m.cookie, m.expires_ns, m.period_ns), (0, 123, 9));
+    }
+
+    #[test]
+    fn cancel_on_set_flag() {
+        let t = Timer::at(5)
+            .clock(Clock::RealtimeAlarm)
+            .cancel_on_set(true)
+            .to_sys();
+        assert_eq!(
+            (t.flags, t.clock),
+            (sys::TWHEEL_ABSTIME | sys::TWHEEL_CANCEL_ON_SET, 8)
+        );
+        assert_eq!(Timer::at(5).cancel_on_set(false).to_sys().flags, sys::TWHEEL_ABSTIME);
+        let id = TimerId::from_raw(3);
+        let m = Rearm::at(5).cancel_on_set(true).to_sys(id);
+        assert_eq!(m.flags, sys::TWHEEL_ABSTIME | sys::TWHEEL_CANCEL_ON_SET);
+        assert_eq!(Rearm::at(5).to_sys(id).flags, sys::TWHEEL_ABSTIME);
     }
 
     #[test]

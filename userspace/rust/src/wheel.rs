@@ -118,6 +118,7 @@ pub struct Config {
     tick: Duration,
     manual: bool,
     max_timers: u64,
+    clock_set: bool,
 }
 
 impl Config {
@@ -127,6 +128,7 @@ impl Config {
             tick: Duration::from_nanos(sys::TWHEEL_DEFAULT_TICK_NS),
             manual: false,
             max_timers: 0,
+            clock_set: false,
         }
     }
 
@@ -153,6 +155,16 @@ impl Config {
         self
     }
 
+    /// `TWHEEL_CONFIG_CLOCK_SET`: the fd receives a record each time the
+    /// wall clock is set from now on (id 0, cookie 0, clock
+    /// [`Clock::Realtime`], [`Event::is_clock_set`](crate::Event::is_clock_set),
+    /// count the sets it stands for: at most one is queued at a time). None
+    /// on a manual clock.
+    pub const fn clock_set(mut self, on: bool) -> Config {
+        self.clock_set = on;
+        self
+    }
+
     /// The `struct twheel_config` that sets it.
     pub fn to_sys(&self) -> sys::twheel_config {
         sys::twheel_config {
@@ -163,6 +175,10 @@ impl Config {
                 0
             } | if self.max_timers != 0 {
                 sys::TWHEEL_CONFIG_MAX_TIMERS
+            } else {
+                0
+            } | if self.clock_set {
+                sys::TWHEEL_CONFIG_CLOCK_SET
             } else {
                 0
             },
@@ -668,6 +684,15 @@ mod tests {
             .manual(true)
             .to_sys();
         assert_eq!((c.tick_ns, c.flags), (250_000, sys::TWHEEL_CONFIG_MANUAL));
+        let c = Config::new().clock_set(true).max_timers(3).to_sys();
+        assert_eq!(
+            (c.flags, c.max_timers),
+            (
+                sys::TWHEEL_CONFIG_CLOCK_SET | sys::TWHEEL_CONFIG_MAX_TIMERS,
+                3
+            )
+        );
+        assert_eq!(Config::new().clock_set(true).clock_set(false).to_sys().flags, 0);
     }
 
     #[test]

@@ -30,6 +30,7 @@ const E2BIG: i32 = 7;
 const EAGAIN: i32 = 11;
 const EBUSY: i32 = 16;
 const EINVAL: i32 = 22;
+const EPERM: i32 = 1;
 
 const MS: Duration = Duration::from_millis(1);
 const MS_NS: i64 = 1_000_000;
@@ -71,6 +72,12 @@ struct PollFd {
 const POLLIN: c_short = 0x1;
 extern "C" {
     fn poll(fds: *mut PollFd, nfds: c_ulong, timeout: c_int) -> c_int;
+    fn geteuid() -> u32;
+}
+
+/// Root (who has CAP_WAKE_ALARM, which the alarm clocks need)?
+fn root() -> bool {
+    unsafe { geteuid() == 0 }
 }
 
 /// poll(2) on anything with an fd, as an event loop would: its revents.
@@ -103,7 +110,13 @@ fn info_handshake() {
     for c in Clock::ALL.iter() {
         assert!(i.supports_clock(*c), "{:?}", c);
     }
-    assert_eq!(i.clocks, (1 << 0) | (1 << 1) | (1 << 7) | (1 << 11));
+    for c in Clock::ALARMS.iter() {
+        assert!(i.supports_clock(*c), "{:?}", c);
+    }
+    assert_eq!(
+        i.clocks,
+        (1 << 0) | (1 << 1) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 11)
+    );
     for cmd in [
         sys::TWHEEL_IOC_INFO,
         sys::TWHEEL_IOC_ADD,
@@ -120,11 +133,109 @@ fn info_handshake() {
         assert!(i.supports_ioctl(*cmd), "ioctl {:#x}", cmd);
     }
     assert!(i.has_feature(sys::TWHEEL_FEATURE_PERIODIC | sys::TWHEEL_FEATURE_MANUAL_CLOCK));
+    assert!(i.has_feature(sys::TWHEEL_FEATURE_ALARM | sys::TWHEEL_FEATURE_CLOCK_SET));
     assert!(!w.is_nonblocking().unwrap());
     assert!(Twheel::open_nonblocking()
         .unwrap()
         .is_nonblocking()
         .unwrap());
+}
+
+fn alarm_clocks() {
+    let w = Twheel::open_nonblocking().unwrap();
+    for c in Clock::ALARMS.iter() {
+        let t = Timer::after(Duration::from_secs(60)).clock(*c).cookie(4);
+        if !root() {
+            assert_errno!(w.add(&t), EPERM);
+            continue;
+        }
+        let id = w.add(&t).unwrap();
+        let st = w.query(id).unwrap();
+        assert_eq!((st.clock, st.cookie), (*c, 4));
+        assert_eq!(w.cancel(id).unwrap(), TimerState::Pending);
+    }
+    assert_eq!(w.info().unwrap().timers, 0);
+    // On the manual clock too (a manual fd reports the clock it was given).
+    if root() {
+        let m = manual();
+        let id = m
+            .add(&Timer::after(MS).clock(Clock::BoottimeAlarm).cookie(9))
+            .unwrap();
+        m.advance(MS).unwrap();
+        let evs = drain(&m);
+        assert_eq!(evs.len(), 1);
+        assert_eq!(
+            (evs[0].id(), evs[0].clock(), evs[0].flags()),
+            (id, Some(Clock::BoottimeAlarm), 0)
+        );
+    }
+}
+
+fn cancel_on_set_rules() {
+    let w = Twheel::open_nonblocking().unwrap();
+    let rt = Clock::Realtime.now().unwrap() + 3_600_000 * MS_NS;
+    let mut clocks = Clock::ALL.to_vec();
+    if root() {
+        clocks.extend_from_slice(&Clock::ALARMS);
+    }
+    for c in clocks.iter() {
+        let abs = Timer::at(rt).clock(*c).cancel_on_set(true);
+        if c.is_wall() {
+            let id = w.add(&abs).unwrap();
+            assert_eq!(w.cancel(id).unwrap(), TimerState::Pending);
+        } else {
+            assert_errno!(w.add(&abs), EINVAL);
+        }
+        // A relative deadline: never.
+        assert_errno!(
+            w.add(&Timer::after(MS).clock(*c).cancel_on_set(true)),
+            EINVAL
+        );
+    }
+    assert_eq!(w.info().unwrap().timers, 0);
+    let mono = w.add(&Timer::after(Duration::from_secs(60))).unwrap();
+    assert_errno!(
+        w.modify(mono, &Rearm::at(rt).cancel_on_set(true)),
+        EINVAL
+    );
+    let wall = w
+        .add(&Timer::at(rt).clock(Clock::Realtime).cookie(1))
+        .unwrap();
+    assert_errno!(
+        w.modify(wall, &Rearm::after(MS).cancel_on_set(true)),
+        EINVAL
+    );
+    assert_eq!(
+        w.modify(wall, &Rearm::at(rt).cancel_on_set(true)).unwrap(),
+        TimerState::Pending
+    );
+    let mut b = Batch::new();
+    let ok = b.add(&Timer::at(rt).clock(Clock::Tai).cancel_on_set(true));
+    let bad = b.add(&Timer::at(rt).clock(Clock::Boottime).cancel_on_set(true));
+    w.submit(&mut b).unwrap();
+    assert!(b.result(ok).unwrap().is_ok());
+    assert_errno!(b.result(bad).unwrap(), EINVAL);
+    assert_eq!(w.info().unwrap().timers, 3);
+    assert!(drain(&w).is_empty());
+}
+
+fn config_clock_set() {
+    let w = Twheel::open_nonblocking().unwrap();
+    w.configure(&Config::new().clock_set(true)).unwrap();
+    assert_eq!(w.info().unwrap().config_flags, sys::TWHEEL_CONFIG_CLOCK_SET);
+    w.configure(&Config::new().manual(true).clock_set(true))
+        .unwrap();
+    let i = w.info().unwrap();
+    assert_eq!(
+        i.config_flags,
+        sys::TWHEEL_CONFIG_MANUAL | sys::TWHEEL_CONFIG_CLOCK_SET
+    );
+    assert!(i.manual);
+    // The last configuration counts.
+    w.configure(&Config::new()).unwrap();
+    assert_eq!(w.info().unwrap().config_flags, 0);
+    // No record comes of configuring.
+    assert!(drain(&w).is_empty());
 }
 
 fn add_then_cancel_is_pending() {
@@ -167,8 +278,8 @@ fn modify_unknown_is_enoent() {
 fn bad_arguments_are_einval() {
     let w = Twheel::open().unwrap();
     // Clocks twheel does not take (CLOCK_PROCESS_CPUTIME_ID, ..._RAW,
-    // ..._ALARM, nonsense): only the raw ABI can name them.
-    for clock in [2u32, 4, 8, 9, 12, 1000].iter() {
+    // CLOCK_SGI_CYCLE, nonsense): only the raw ABI can name them.
+    for clock in [2u32, 4, 10, 12, 1000].iter() {
         let mut a = Timer::after(MS).to_sys();
         a.clock = *clock;
         let r = unsafe {
@@ -776,6 +887,9 @@ type Case = (&'static str, fn());
 
 const CASES: &[Case] = &[
     ("info_handshake", info_handshake),
+    ("alarm_clocks", alarm_clocks),
+    ("cancel_on_set_rules", cancel_on_set_rules),
+    ("config_clock_set", config_clock_set),
     ("add_then_cancel_is_pending", add_then_cancel_is_pending),
     ("modify_unknown_is_enoent", modify_unknown_is_enoent),
     ("bad_arguments_are_einval", bad_arguments_are_einval),

@@ -66,6 +66,11 @@ fn expected() -> Vec<(String, u64)> {
         TWHEEL_FEATURE_URING,
         TWHEEL_FEATURE_MISSED,
         TWHEEL_FEATURE_FD_MAX_TIMERS,
+        TWHEEL_FEATURE_ALARM,
+        TWHEEL_FEATURE_CLOCK_SET,
+        TWHEEL_CANCEL_ON_SET,
+        TWHEEL_CONFIG_CLOCK_SET,
+        TWHEEL_EVENT_CLOCK_SET,
         TWHEEL_MISSED_MASK,
         TWHEEL_MISSED_COUNT,
         TWHEEL_MISSED_BURST,
@@ -75,6 +80,8 @@ fn expected() -> Vec<(String, u64)> {
         CLOCK_MONOTONIC,
         CLOCK_BOOTTIME,
         CLOCK_TAI,
+        CLOCK_REALTIME_ALARM,
+        CLOCK_BOOTTIME_ALARM,
     );
     macro_rules! s {
         ($t:ident { $($f:ident),+ $(,)? }) => {
