@@ -189,19 +189,23 @@ _Static_assert(TWHEEL_DEFAULT_TICK_NS == 1000000 &&
 	       TWHEEL_MIN_TICK_NS == 1000 &&
 	       TWHEEL_MAX_TICK_NS == 1000000000, "ticks");
 _Static_assert(TWHEEL_MAX_BATCH == 1024, "max batch");
-_Static_assert(TWHEEL_ABSTIME == 1 && TWHEEL_SET_COOKIE == 2, "flags");
+_Static_assert(TWHEEL_ABSTIME == 1 && TWHEEL_SET_COOKIE == 2 &&
+	       TWHEEL_CANCEL_ON_SET == 0x10, "flags");
+_Static_assert(TWHEEL_EVENT_CLOCK_SET == 1, "record flags");
 _Static_assert(TWHEEL_STATE_PENDING == 1 && TWHEEL_STATE_QUEUED == 2,
 	       "states");
 _Static_assert(TWHEEL_OP_ADD == 1 && TWHEEL_OP_MODIFY == 2 &&
 	       TWHEEL_OP_CANCEL == 3 && TWHEEL_OP_QUERY == 4, "ops");
 _Static_assert(TWHEEL_CONFIG_MANUAL == 1 && TWHEEL_CONFIG_MAX_TIMERS == 2 &&
-	       TWHEEL_CONFIG_TABLE == 4, "config flags");
+	       TWHEEL_CONFIG_TABLE == 4 && TWHEEL_CONFIG_CLOCK_SET == 8,
+	       "config flags");
 _Static_assert(TWHEEL_FEATURE_PERIODIC == 1 && TWHEEL_FEATURE_TIMENS == 2 &&
 	       TWHEEL_FEATURE_MANUAL_CLOCK == 4 &&
 	       TWHEEL_FEATURE_RELATIVE_WALL == 8 &&
 	       TWHEEL_FEATURE_URING == 16 && TWHEEL_FEATURE_MISSED == 32 &&
 	       TWHEEL_FEATURE_FD_MAX_TIMERS == 64 &&
-	       TWHEEL_FEATURE_TABLE == 128, "features");
+	       TWHEEL_FEATURE_TABLE == 128 && TWHEEL_FEATURE_ALARM == 0x100 &&
+	       TWHEEL_FEATURE_CLOCK_SET == 0x200, "features");
 /*
  * The shared timer table's entries: slot = the id's low 32 bits - 1, tag
  * = bits 32-63 (bit 32 is 0 in every id), the cancel bit 32, a deadline
@@ -224,9 +228,11 @@ _Static_assert(TWHEEL_MISSED_MASK == 0xC && TWHEEL_MISSED_COUNT == 0 &&
 	       TWHEEL_MISSED_BURST == 4 && TWHEEL_MISSED_DELAY == 8 &&
 	       TWHEEL_MISSED_SKIP == 0xC, "missed-deadline policies");
 _Static_assert(sizeof(struct twheel_uring_cmd) == 16, "uring cmd");
-/* Clocks are clockid_t values; these are the four a timer takes. */
+/* Clocks are clockid_t values; these are the six a timer takes. */
 _Static_assert(CLOCK_REALTIME == 0 && CLOCK_MONOTONIC == 1 &&
-	       CLOCK_BOOTTIME == 7 && CLOCK_TAI == 11, "clockids");
+	       CLOCK_BOOTTIME == 7 && CLOCK_TAI == 11 &&
+	       CLOCK_REALTIME_ALARM == 8 && CLOCK_BOOTTIME_ALARM == 9,
+	       "clockids");
 
 #define PARAM_MAX	"/sys/module/twheel/parameters/max_timers"
 #define TICK		((int64_t)TWHEEL_DEFAULT_TICK_NS)
@@ -235,12 +241,22 @@ _Static_assert(CLOCK_REALTIME == 0 && CLOCK_MONOTONIC == 1 &&
 #define ALL_IOCTLS	0x1FFULL
 #define ALL_CLOCKS	((1ULL << CLOCK_REALTIME) |			\
 			 (1ULL << CLOCK_MONOTONIC) |			\
-			 (1ULL << CLOCK_BOOTTIME) | (1ULL << CLOCK_TAI))
+			 (1ULL << CLOCK_BOOTTIME) | (1ULL << CLOCK_TAI) | \
+			 (1ULL << CLOCK_REALTIME_ALARM) |		\
+			 (1ULL << CLOCK_BOOTTIME_ALARM))
+/* The two alarm clocks (they need CAP_WAKE_ALARM). */
+#define NALARMS		2
+static const clockid_t alarm_clocks[NALARMS] = {
+	CLOCK_REALTIME_ALARM, CLOCK_BOOTTIME_ALARM
+};
+/* An unprivileged uid (nobody) for the cases that drop root. */
+#define NOBODY		65534
 #define ALL_FEATURES	(TWHEEL_FEATURE_PERIODIC | TWHEEL_FEATURE_TIMENS | \
 			 TWHEEL_FEATURE_MANUAL_CLOCK |			\
 			 TWHEEL_FEATURE_RELATIVE_WALL | TWHEEL_FEATURE_URING | \
 			 TWHEEL_FEATURE_MISSED | TWHEEL_FEATURE_FD_MAX_TIMERS | \
-			 TWHEEL_FEATURE_TABLE)
+			 TWHEEL_FEATURE_TABLE | TWHEEL_FEATURE_ALARM |	\
+			 TWHEEL_FEATURE_CLOCK_SET)
 
 /* The version 1 size of struct twheel_add and of struct twheel_info. */
 #define ADD_V1_SIZE	32
@@ -379,12 +395,13 @@ static void info_fresh(void)
 		bits |= 1ULL << _IOC_NR(cmds[k]);
 	CHECK_EQ(bits, ALL_IOCTLS);
 	CHECK_EQ(i.ioctls, 0x1FF);
-	/* Exactly the four clocks: bits 0, 1, 7, 11. */
-	CHECK_EQ(i.clocks, (1 << 0) | (1 << 1) | (1 << 7) | (1 << 11));
+	/* Exactly the six clocks: bits 0, 1, 7, 8, 9, 11. */
+	CHECK_EQ(i.clocks, (1 << 0) | (1 << 1) | (1 << 7) | (1 << 8) |
+			   (1 << 9) | (1 << 11));
 	for (k = 0; k < TWT_NCLOCKS; k++)
 		CHECK(i.clocks & (1ULL << twt_clock(k)));
 	/* Every feature the header defines, and no other bit. */
-	CHECK_EQ(i.features, 0xFF);
+	CHECK_EQ(i.features, 0x3FF);
 	check_info_module(&i, sizeof(i));
 	check_info_no_table(&i, sizeof(i));
 	close(fd);
@@ -426,6 +443,20 @@ static void info_config(void)
 	CHECK_EQ(i.config_flags, TWHEEL_CONFIG_MANUAL);
 	CHECK_EQ(i.tick_ns, TWHEEL_MIN_TICK_NS);
 	check_info_no_table(&i, sizeof(i));
+	/* Clock-set records: reported alone and with the manual clock. */
+	twt_config(fd, TWHEEL_MIN_TICK_NS, TWHEEL_CONFIG_CLOCK_SET);
+	i = twt_info(fd);
+	CHECK_EQ(i.config_flags, TWHEEL_CONFIG_CLOCK_SET);
+	check_info_module(&i, sizeof(i));
+	twt_config(fd, TWHEEL_MIN_TICK_NS,
+		   TWHEEL_CONFIG_MANUAL | TWHEEL_CONFIG_CLOCK_SET);
+	i = twt_info(fd);
+	CHECK_EQ(i.config_flags,
+		 TWHEEL_CONFIG_MANUAL | TWHEEL_CONFIG_CLOCK_SET);
+	CHECK_EQ(i.queued, 0);
+	twt_config(fd, TWHEEL_MIN_TICK_NS, TWHEEL_CONFIG_MANUAL);
+	i = twt_info(fd);
+	CHECK_EQ(i.config_flags, TWHEEL_CONFIG_MANUAL);
 	/*
 	 * A table of 1000 entries: 8000 bytes, two pages; the flag is
 	 * reported with the manual clock's.
@@ -982,6 +1013,11 @@ static void advance_undone(struct ictx *x)
 static const struct idesc descs[] = {
 	{ "INFO", TWHEEL_IOC_INFO, INFO_V1_SIZE, 1, NONE, 0, NONE,
 	  info_setup, info_fill, info_done, info_undone },
+	/*
+	 * TWHEEL_CANCEL_ON_SET is taken, but not on add_fill()'s relative
+	 * CLOCK_MONOTONIC timer: EINVAL there all the same (add_cancel_on_set
+	 * has its rules), so it is tested as a bad flag below, not skipped.
+	 */
 	{ "ADD", TWHEEL_IOC_ADD, sizeof(struct twheel_add), 1,
 	  OFF(twheel_add, flags), TWHEEL_ABSTIME, NONE,
 	  NULL, add_fill, add_done, add_undone },
@@ -1002,7 +1038,8 @@ static const struct idesc descs[] = {
 	  NULL, submit_fill, submit_done, submit_undone },
 	{ "CONFIG", TWHEEL_IOC_CONFIG, CONFIG_V2_SIZE, 0,
 	  OFF(twheel_config, flags),
-	  TWHEEL_CONFIG_MANUAL | TWHEEL_CONFIG_MAX_TIMERS | TWHEEL_CONFIG_TABLE,
+	  TWHEEL_CONFIG_MANUAL | TWHEEL_CONFIG_MAX_TIMERS | TWHEEL_CONFIG_TABLE |
+	  TWHEEL_CONFIG_CLOCK_SET,
 	  OFF(twheel_config, __reserved),
 	  NULL, config_fill, config_done, config_undone },
 	{ "ADVANCE", TWHEEL_IOC_ADVANCE, sizeof(struct twheel_advance), 1,
@@ -1540,6 +1577,30 @@ static void fdinfo(void)
 	/* The read timer's slot stays with the fd, for its next timer. */
 	CHECK_EQ(twt_fdinfo(fd, "slots", &v), 0);
 	CHECK_EQ(v, 8);
+	/*
+	 * The alarm clocks have keys of their own (read as CLOCK_REALTIME
+	 * and CLOCK_BOOTTIME; the test runs as root, CAP_WAKE_ALARM).
+	 */
+	CHECK(twt_fdinfo(fd, "next_expiry_realtime_alarm_ns", &v) < 0);
+	CHECK(twt_fdinfo(fd, "next_expiry_boottime_alarm_ns", &v) < 0);
+	t0m = twt_now(CLOCK_REALTIME);
+	t0b = twt_now(CLOCK_BOOTTIME);
+	m = t0m + 5 * TWT_S + 17;
+	b = t0b + 2 * TWT_S + 29;
+	twt_add_abs(fd, 9, m, CLOCK_REALTIME_ALARM);
+	twt_add_abs(fd, 10, b, CLOCK_BOOTTIME_ALARM);
+	CHECK_EQ(twt_fdinfo(fd, "next_expiry_realtime_alarm_ns", &v), 0);
+	printf("# next_expiry_realtime_alarm_ns is deadline %+.3f ms\n",
+	       (v - m) / 1e6);
+	CHECK(v <= (m + tick - 1) / tick * tick);
+	CHECK(v >= t0m - tick);
+	CHECK_EQ(twt_fdinfo(fd, "next_expiry_boottime_alarm_ns", &v), 0);
+	printf("# next_expiry_boottime_alarm_ns is deadline %+.3f ms\n",
+	       (v - b) / 1e6);
+	CHECK(v <= (b + tick - 1) / tick * tick);
+	CHECK(v >= t0b - tick);
+	/* Not the plain clocks': no realtime timer is pending. */
+	CHECK(twt_fdinfo(fd, "next_expiry_realtime_ns", &v) < 0);
 	close(fd);
 }
 
@@ -1600,9 +1661,14 @@ static void unknown_ioctl(void)
 static void add_bad_flags(void)
 {
 	int fd = twt_open(O_NONBLOCK);
-	/* (TWHEEL_MISSED_* are flags of periodic timers: missed.c.) */
-	uint32_t bad[] = { 2, 0x10, 1U << 31, 0xFFFFFFFF, TWHEEL_ABSTIME | 2,
-			   TWHEEL_SET_COOKIE, ~TWHEEL_ABSTIME };
+	/*
+	 * (TWHEEL_MISSED_* are flags of periodic timers: missed.c. 0x10,
+	 * TWHEEL_CANCEL_ON_SET, is EINVAL on these relative timers, and on a
+	 * monotonic one also absolute: add_cancel_on_set.)
+	 */
+	uint32_t bad[] = { 2, 0x10, 0x20, 1U << 31, 0xFFFFFFFF,
+			   TWHEEL_ABSTIME | 2, TWHEEL_SET_COOKIE,
+			   ~TWHEEL_ABSTIME };
 	unsigned int k;
 
 	for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
@@ -1618,17 +1684,19 @@ static void add_bad_flags(void)
 }
 
 /*
- * Any clockid but the four is EINVAL, relative or absolute, one-shot or
- * periodic, also on a manual fd (which takes any of the four).
+ * Any clockid but the six is EINVAL, relative or absolute, one-shot or
+ * periodic, also on a manual fd (which takes any of the six). The test
+ * runs as root: the alarm clocks are taken too (add_alarm_unprivileged
+ * without CAP_WAKE_ALARM).
  */
 static void add_bad_clock(void)
 {
 	uint32_t bad[] = {
 		CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID,
 		CLOCK_MONOTONIC_RAW, CLOCK_REALTIME_COARSE,
-		CLOCK_MONOTONIC_COARSE, CLOCK_REALTIME_ALARM,
-		CLOCK_BOOTTIME_ALARM, 10, 12, 13, 16, 31, 32, 63, 64,
+		CLOCK_MONOTONIC_COARSE, 10, 12, 13, 16, 31, 32, 63, 64,
 		(uint32_t)-1, 0x80000000U, 0x7FFFFFFFU, 0x80000001U,
+		8 + 32, 9 + 64, 0x100 | 8,
 	};
 	int manual;
 	unsigned int k;
@@ -1657,10 +1725,12 @@ static void add_bad_clock(void)
 					       NULL), EINVAL);
 		}
 		CHECK_UNTOUCHED(fd, 0);
-		/* The four are taken. */
+		/* The six are taken. */
 		for (k = 0; k < TWT_NCLOCKS; k++)
 			twt_add(fd, k, 3600 * TWT_S, 0, twt_clock(k));
-		CHECK_UNTOUCHED(fd, TWT_NCLOCKS);
+		for (k = 0; k < NALARMS; k++)
+			twt_add(fd, 10 + k, 3600 * TWT_S, 0, alarm_clocks[k]);
+		CHECK_UNTOUCHED(fd, TWT_NCLOCKS + NALARMS);
 		close(fd);
 	}
 }
@@ -1697,6 +1767,190 @@ static void v1_clock_numbers(void)
 	CHECK_ERR(twt_add_raw(fd, 2, 3600 * TWT_S, 0, 2, NULL), EINVAL);
 	CHECK_UNTOUCHED(fd, 0);
 	close(fd);
+}
+
+/*
+ * TWHEEL_CANCEL_ON_SET is taken only with TWHEEL_ABSTIME on
+ * CLOCK_REALTIME, CLOCK_TAI or CLOCK_REALTIME_ALARM: on every other clock,
+ * and relative on any clock, one-shot or periodic, ADD, MODIFY and a
+ * batch's ADD and MODIFY fail with EINVAL and change nothing (the timer a
+ * modify names keeps its deadline). Also on a manual fd, which takes any
+ * of the six clocks. A timer added with it is a timer as any other.
+ */
+static void add_cancel_on_set(void)
+{
+	const uint32_t cos = TWHEEL_CANCEL_ON_SET;
+	clockid_t all[TWT_NCLOCKS + NALARMS];
+	int manual;
+	unsigned int k;
+
+	for (k = 0; k < TWT_NCLOCKS; k++)
+		all[k] = twt_clock(k);
+	for (k = 0; k < NALARMS; k++)
+		all[TWT_NCLOCKS + k] = alarm_clocks[k];
+	for (manual = 0; manual < 2; manual++) {
+		int fd = manual ? twt_open_manual(O_NONBLOCK,
+						  TWHEEL_DEFAULT_TICK_NS) :
+				  twt_open(O_NONBLOCK);
+		/*
+		 * Far in the future on every clock (the manual one at 0), on
+		 * the tick: a one-shot timer's deadline reads back as given.
+		 */
+		int64_t far = (twt_now(CLOCK_REALTIME) / TWT_S + 3600) * TWT_S;
+		uint64_t ids[TWT_NCLOCKS + NALARMS], mono, wall;
+		unsigned int n = 0;
+		struct twheel_status st;
+		struct twheel_op ops[3];
+		uint32_t res;
+
+		for (k = 0; k < TWT_NCLOCKS + NALARMS; k++) {
+			clockid_t c = all[k];
+			int wallc = c == CLOCK_REALTIME || c == CLOCK_TAI ||
+				    c == CLOCK_REALTIME_ALARM;
+
+			printf("# manual %d clock %d\n", manual, (int)c);
+			CHECK_ERR(twt_add_raw(fd, k, TWT_S, cos, c, NULL),
+				  EINVAL);
+			CHECK_ERR(twt_add_raw(fd, k, 0, cos, c, NULL), EINVAL);
+			CHECK_ERR(twt_addp_raw(fd, k, TWT_S, TWT_S, cos, c,
+					       NULL), EINVAL);
+			if (!wallc) {
+				CHECK_ERR(twt_add_raw(fd, k, far,
+						      TWHEEL_ABSTIME | cos, c,
+						      NULL), EINVAL);
+				CHECK_ERR(twt_addp_raw(fd, k, far, TWT_S,
+						       TWHEEL_ABSTIME | cos,
+						       c, NULL), EINVAL);
+				continue;
+			}
+			CHECK_EQ(twt_add_raw(fd, 100 + k, far,
+					     TWHEEL_ABSTIME | cos, c,
+					     &ids[n]), 0);
+			st = twt_query(fd, ids[n]);
+			CHECK_EQ(st.state, TWHEEL_STATE_PENDING);
+			CHECK_EQ(st.clock, (uint32_t)c);
+			CHECK_EQ(st.cookie, 100 + k);
+			n++;
+			/* Periodic too. */
+			CHECK_EQ(twt_addp_raw(fd, 200 + k, far, TWT_S,
+					      TWHEEL_ABSTIME | cos, c,
+					      &ids[n]), 0);
+			CHECK_EQ(twt_cancel(fd, ids[n]),
+				 TWHEEL_STATE_PENDING);
+		}
+		CHECK_EQ(n, 3);
+		CHECK_UNTOUCHED_NOW(fd, 3);
+
+		/* MODIFY: the flag by the timer's own clock. */
+		mono = twt_add_abs(fd, 7, far, CLOCK_MONOTONIC);
+		wall = twt_add_abs(fd, 8, far, CLOCK_REALTIME);
+		CHECK_ERR(twt_modify_raw(fd, mono, 0, far + TWT_S, 0,
+					 TWHEEL_ABSTIME | cos, NULL), EINVAL);
+		CHECK_ERR(twt_modify_raw(fd, wall, 0, TWT_S, 0, cos, NULL),
+			  EINVAL);
+		CHECK_ERR(twt_modify_raw(fd, wall, 9, far + TWT_S, 0,
+					 TWHEEL_ABSTIME | TWHEEL_SET_COOKIE |
+					 cos | 0x20, NULL), EINVAL);
+		st = twt_query(fd, mono);
+		CHECK_EQ(st.deadline_ns, far);
+		st = twt_query(fd, wall);
+		CHECK_EQ(st.deadline_ns, far);
+		CHECK_EQ(st.cookie, 8);
+		CHECK_EQ(twt_modify_raw(fd, wall, 9, far + TWT_S, 0,
+					TWHEEL_ABSTIME | TWHEEL_SET_COOKIE |
+					cos, &res), 0);
+		CHECK_EQ(res, TWHEEL_STATE_PENDING);
+		st = twt_query(fd, wall);
+		CHECK_EQ(st.deadline_ns, far + TWT_S);
+		CHECK_EQ(st.cookie, 9);
+		/* And taken away again. */
+		CHECK_EQ(twt_modify_raw(fd, wall, 0, far, 0, TWHEEL_ABSTIME,
+					&res), 0);
+
+		/* A batch: each operation alone. */
+		memset(ops, 0, sizeof(ops));
+		ops[0].op = TWHEEL_OP_ADD;
+		ops[0].flags = TWHEEL_ABSTIME | cos;
+		ops[0].clock = CLOCK_BOOTTIME;
+		ops[0].expires_ns = far;
+		ops[1].op = TWHEEL_OP_ADD;
+		ops[1].flags = TWHEEL_ABSTIME | cos;
+		ops[1].clock = CLOCK_TAI;
+		ops[1].expires_ns = far;
+		ops[2].op = TWHEEL_OP_MODIFY;
+		ops[2].flags = TWHEEL_ABSTIME | cos;
+		ops[2].id = mono;
+		ops[2].expires_ns = far;
+		CHECK_EQ(twt_submit_raw(fd, ops, 3), 3);
+		CHECK_EQ(ops[0].error, -EINVAL);
+		CHECK_EQ(ops[0].id, 0);
+		CHECK_EQ(ops[1].error, 0);
+		CHECK(ops[1].id != 0);
+		CHECK_EQ(ops[2].error, -EINVAL);
+		CHECK_UNTOUCHED_NOW(fd, 6);
+		close(fd);
+	}
+}
+
+/*
+ * Without CAP_WAKE_ALARM (an unprivileged user), adding a timer on an
+ * alarm clock is EPERM, relative or absolute, one-shot or periodic, also
+ * on a manual fd and in a batch; nothing is added. A bad argument is
+ * EINVAL first (an unknown flag, TWHEEL_CANCEL_ON_SET relative). The
+ * other clocks are the user's to use.
+ */
+static void add_alarm_unprivileged(void)
+{
+	pid_t pid = fork();
+	int status;
+
+	CHECK(pid >= 0);
+	if (!pid) {
+		int manual;
+		unsigned int k;
+
+		twt_become(NOBODY);
+		for (manual = 0; manual < 2; manual++) {
+			int fd = manual ?
+				twt_open_manual(O_NONBLOCK,
+						TWHEEL_DEFAULT_TICK_NS) :
+				twt_open(O_NONBLOCK);
+			int64_t far = twt_now(CLOCK_REALTIME) + 3600 * TWT_S;
+			struct twheel_op op;
+
+			for (k = 0; k < NALARMS; k++) {
+				clockid_t c = alarm_clocks[k];
+
+				CHECK_ERR(twt_add_raw(fd, k, TWT_S, 0, c,
+						      NULL), EPERM);
+				CHECK_ERR(twt_add_raw(fd, k, far,
+						      TWHEEL_ABSTIME, c, NULL),
+					  EPERM);
+				CHECK_ERR(twt_addp_raw(fd, k, TWT_S, TWT_S, 0,
+						       c, NULL), EPERM);
+				CHECK_ERR(twt_add_raw(fd, k, TWT_S, 0x20, c,
+						      NULL), EINVAL);
+				CHECK_ERR(twt_add_raw(fd, k, TWT_S,
+						      TWHEEL_CANCEL_ON_SET, c,
+						      NULL), EINVAL);
+				memset(&op, 0, sizeof(op));
+				op.op = TWHEEL_OP_ADD;
+				op.clock = c;
+				op.expires_ns = TWT_S;
+				CHECK_EQ(twt_submit_raw(fd, &op, 1), 1);
+				CHECK_EQ(op.error, -EPERM);
+				CHECK_EQ(op.id, 0);
+			}
+			CHECK_UNTOUCHED_NOW(fd, 0);
+			for (k = 0; k < TWT_NCLOCKS; k++)
+				twt_add(fd, k, 3600 * TWT_S, 0, twt_clock(k));
+			CHECK_UNTOUCHED_NOW(fd, TWT_NCLOCKS);
+			close(fd);
+		}
+		_exit(0);
+	}
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 /*
@@ -2101,6 +2355,8 @@ TWT_MAIN("abi",
 	 TWT_CASE(bad_reserved),
 	 TWT_CASE(add_bad_flags),
 	 TWT_CASE(add_bad_clock),
+	 TWT_CASE(add_cancel_on_set),
+	 TWT_CASE(add_alarm_unprivileged),
 	 TWT_CASE(v1_clock_numbers),
 	 TWT_CASE(add_wall_relative),
 	 TWT_CASE(add_negative_relative),
