@@ -79,15 +79,28 @@ static void config_range(void)
 	close(fd);
 }
 
+/*
+ * Flags outside the known ones are EINVAL, alone or with known ones. Each
+ * bad value has a bit no TWHEEL_CONFIG_* flag has (checked, so that a new
+ * flag cannot turn a case into a valid configuration unnoticed).
+ */
 static void config_bad_flags(void)
 {
-	static const uint32_t bad[] = { 4, 8, 0x80000000U, ~0U,
-					TWHEEL_CONFIG_MANUAL | 4 };
+	static const uint32_t known = TWHEEL_CONFIG_MANUAL |
+				      TWHEEL_CONFIG_MAX_TIMERS |
+				      TWHEEL_CONFIG_TABLE |
+				      TWHEEL_CONFIG_CLOCK_SET;
+	static const uint32_t bad[] = { 0x10, 0x20, 0x80000000U, ~0U,
+					TWHEEL_CONFIG_MANUAL | 0x10,
+					TWHEEL_CONFIG_CLOCK_SET | 0x40,
+					~known };
 	int fd = twt_open(O_NONBLOCK);
 	unsigned int k;
 
-	for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++)
+	for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		CHECK(bad[k] & ~known);
 		CHECK_ERR(tick_config_full(fd, 5000, bad[k], 0), EINVAL);
+	}
 	CHECK_ERR(tick_config_full(fd, 5000, 0, 1), EINVAL);
 	CHECK_ERR(tick_config_full(fd, 5000, TWHEEL_CONFIG_MANUAL, 0x100),
 		  EINVAL);
