@@ -69,7 +69,7 @@ typedef __s64 s64;
 #define MS		TWT_MS
 #define S		TWT_S
 #define EV		((size_t)sizeof(struct twheel_event))
-#define NCLK		4
+#define NCLK		6	/* the last two: the alarm clocks */
 #define FDS_PER_THREAD	3
 #define NDEAD		256
 #define LOGN		48
@@ -132,6 +132,7 @@ struct stimer {
 	s64 qtime;		/* time_ns of its queued record */
 	/* real clocks */
 	bool known_queued;	/* seen queued: stays so until consumed */
+	bool cos;		/* TWHEEL_CANCEL_ON_SET */
 	bool via_wheel;		/* placed with a deadline after the present */
 };
 
@@ -139,6 +140,7 @@ struct stimer {
 struct sfd {
 	int fd;
 	bool manual, used, tainted;
+	bool clock_set;		/* TWHEEL_CONFIG_CLOCK_SET */
 	u64 tick, max_timers;
 	s64 now;		/* manual clock */
 	u64 seq, qseq;
@@ -191,8 +193,14 @@ static int g_tab[NTAB];		/* chaos: the process's fd slots */
 static int g_printed;		/* violations printed by this process */
 
 static const clockid_t g_clocks[NCLK] = {
-	CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME, CLOCK_TAI
+	CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME, CLOCK_TAI,
+	CLOCK_REALTIME_ALARM, CLOCK_BOOTTIME_ALARM
 };
+/*
+ * The clocks valid_clock() picks from: all six for root (CAP_WAKE_ALARM,
+ * which the alarm clocks need: EPERM without), the first four otherwise.
+ */
+static int g_nclk = NCLK;
 
 /* ------------------------------------------------------------------ */
 /* Small helpers */
@@ -264,8 +272,15 @@ static void sample(struct tsamp *s)
 {
 	int i;
 
+	/*
+	 * The alarm clocks read as CLOCK_REALTIME and CLOCK_BOOTTIME (their
+	 * own clock_gettime() needs a wake-up RTC).
+	 */
 	for (i = 0; i < NCLK; i++)
-		s->t[i] = twt_now(g_clocks[i]);
+		s->t[i] = twt_now(g_clocks[i] == CLOCK_REALTIME_ALARM ?
+				  CLOCK_REALTIME :
+				  g_clocks[i] == CLOCK_BOOTTIME_ALARM ?
+				  CLOCK_BOOTTIME : g_clocks[i]);
 }
 
 static s64 add_sat(s64 a, s64 b)
@@ -593,7 +608,18 @@ static void *arg_at(struct th *th, enum ptrkind pk, const void *src,
 
 static uint32_t valid_clock(struct th *th)
 {
-	return g_clocks[rnd(th, NCLK)];
+	return g_clocks[rnd(th, g_nclk)];
+}
+
+/*
+ * May a timer of @clock be given TWHEEL_CANCEL_ON_SET with @flags? Only
+ * absolute on a wall clock: EINVAL otherwise.
+ */
+static bool cos_ok(uint32_t clock, uint32_t flags)
+{
+	return (flags & TWHEEL_ABSTIME) &&
+	       (clock == CLOCK_REALTIME || clock == CLOCK_TAI ||
+		clock == CLOCK_REALTIME_ALARM);
 }
 
 static uint32_t bad_clock(struct th *th)
@@ -601,8 +627,7 @@ static uint32_t bad_clock(struct th *th)
 	static const uint32_t bad[] = {
 		CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID,
 		CLOCK_MONOTONIC_RAW, CLOCK_REALTIME_COARSE,
-		CLOCK_MONOTONIC_COARSE, CLOCK_REALTIME_ALARM,
-		CLOCK_BOOTTIME_ALARM, 10, 12, 16, 64, 0xffffffff,
+		CLOCK_MONOTONIC_COARSE, 10, 12, 16, 64, 0xffffffff, 8 + 16,
 		(uint32_t)FD_TO_CLOCKID(3), (uint32_t)((~0U << 3) | 2),
 	};
 
@@ -1049,6 +1074,24 @@ static void check_records(struct th *th, struct sfd *f,
 		ST_INC(th, records);
 		if (!f->manual)
 			ST_INC(th, real_records);
+		/*
+		 * A wall clock set (nothing here sets the clock, but a resume,
+		 * an NTP step or another task may): the fd's record of the
+		 * sets (id 0), or a TWHEEL_CANCEL_ON_SET timer it ended
+		 * (count 0). The shadow cannot tell when the set was: it
+		 * starts afresh.
+		 */
+		if (e->flags == TWHEEL_EVENT_CLOCK_SET && !f->manual &&
+		    ((!e->id && f->clock_set && !e->cookie && e->count &&
+		      e->clock == CLOCK_REALTIME) ||
+		     (t && t->cos && !e->count && e->cookie == t->cookie &&
+		      e->clock == t->clock))) {
+			out("# fd %d: a record of a wall clock set {id %#llx "
+			    "count %llu}: the shadow starts afresh\n", f->fd,
+			    e->id, e->count);
+			f->tainted = true;
+			return;
+		}
 		if (!t) {
 			violation(th, f, sh_dead(f, e->id) ? V_DUP : V_ORACLE,
 				  "record %zu/%zu {id %#llx cookie %#"
@@ -1236,6 +1279,7 @@ static void sh_created(struct th *th, struct sfd *f, u64 id,
 	t->id = id;
 	t->cookie = cookie;
 	t->clock = clock;
+	t->cos = flags & TWHEEL_CANCEL_ON_SET;
 	t->period = eff_period(period, f->tick);
 	sh_arm(f, t, flags, expires, t0, t1);
 }
@@ -1248,6 +1292,7 @@ static void sh_modified(struct sfd *f, struct stimer *t, u64 cookie,
 	t->period = eff_period(period, f->tick);
 	if (flags & TWHEEL_SET_COOKIE)
 		t->cookie = cookie;
+	t->cos = flags & TWHEEL_CANCEL_ON_SET;
 	t->known_queued = false;
 	if (f->manual)
 		t->state = 0;	/* out of the wheel and the queue */
@@ -1299,7 +1344,9 @@ static void check_info(struct th *th, struct sfd *f,
 	    in->ioctls != 0x1ff || in->clocks != ((1 << CLOCK_MONOTONIC) |
 						  (1 << CLOCK_BOOTTIME) |
 						  (1 << CLOCK_REALTIME) |
-						  (1 << CLOCK_TAI))) {
+						  (1 << CLOCK_TAI) |
+						  (1 << CLOCK_REALTIME_ALARM) |
+						  (1 << CLOCK_BOOTTIME_ALARM))) {
 		violation(th, f, V_ORACLE, "%s: constant fields wrong "
 			  "(version %u event %u op %u status %u)", what,
 			  in->version, in->event_size, in->op_size,
@@ -1307,7 +1354,9 @@ static void check_info(struct th *th, struct sfd *f,
 		return;
 	}
 	if (in->tick_ns != f->tick || in->max_timers != f->max_timers ||
-	    in->config_flags != (f->manual ? TWHEEL_CONFIG_MANUAL : 0U) ||
+	    in->config_flags != ((f->manual ? TWHEEL_CONFIG_MANUAL : 0U) |
+				 (f->clock_set ? TWHEEL_CONFIG_CLOCK_SET :
+				  0U)) ||
 	    in->table_size || in->cancelled ||
 	    in->timers != (u64)f->n) {
 		violation(th, f, V_ORACLE, "%s: tick %llu max %llu"
@@ -1388,10 +1437,16 @@ static void s_add(struct th *th, struct sfd *f)
 			gen_rel(th, f->tick, f->manual);
 	a.period_ns = gen_period(th, f->tick, f->manual);
 	a.id = rnd64(th);	/* out: ignored on input */
+	/* A wall clock deadline a clock set would end (or EINVAL). */
+	if (chance(th, 8)) {
+		a.flags |= TWHEEL_CANCEL_ON_SET;
+		invalid = !cos_ok(a.clock, a.flags);
+	}
 	switch (chance(th, 12) ? rnd(th, 3) : 3) {
 	case 0:
 		/* The model knows only TWHEEL_MISSED_COUNT: no policy bits. */
-		a.flags |= unknown_bits(th, TWHEEL_ABSTIME | TWHEEL_MISSED_MASK);
+		a.flags |= unknown_bits(th, TWHEEL_ABSTIME | TWHEEL_MISSED_MASK |
+					TWHEEL_CANCEL_ON_SET);
 		invalid = true;
 		break;
 	case 1:
@@ -1399,7 +1454,7 @@ static void s_add(struct th *th, struct sfd *f)
 		invalid = true;
 		break;
 	case 2:
-		a.flags = 0;
+		a.flags &= TWHEEL_CANCEL_ON_SET;
 		a.expires_ns = chance(th, 50) ? -1 : INT64_MIN + (s64)rnd(th, S);
 		invalid = true;
 		break;
@@ -1485,12 +1540,21 @@ static void s_modify(struct th *th, struct sfd *f)
 		gen_rel(th, f->tick, f->manual);
 	m.period_ns = gen_period(th, f->tick, f->manual);
 	m.result = rnd64(th);
+	/*
+	 * By the timer's own clock; an unknown timer is ENOENT first (the
+	 * flag's rule needs the timer's clock).
+	 */
+	if (chance(th, 8)) {
+		m.flags |= TWHEEL_CANCEL_ON_SET;
+		invalid = t && !cos_ok(t->clock, m.flags);
+	}
 	if (chance(th, 10)) {
 		invalid = true;
 		if (chance(th, 50)) {
 			m.flags |= unknown_bits(th, TWHEEL_ABSTIME |
 						TWHEEL_SET_COOKIE |
-						TWHEEL_MISSED_MASK);
+						TWHEEL_MISSED_MASK |
+						TWHEEL_CANCEL_ON_SET);
 		} else {
 			m.flags &= ~TWHEEL_ABSTIME;
 			m.expires_ns = -1 - (s64)rnd(th, S);
@@ -1770,6 +1834,8 @@ static void gen_op(struct th *th, struct sfd *f, struct twheel_op *op,
 		op->cookie = new_cookie(th);
 		op->clock = chance(th, 5) ? bad_clock(th) : valid_clock(th);
 		op->flags = chance(th, 40) ? TWHEEL_ABSTIME : 0;
+		if (chance(th, 8))
+			op->flags |= TWHEEL_CANCEL_ON_SET;
 		op->expires_ns = op->flags ? gen_abs(th, f->tick, f->manual,
 						     now_hint) :
 			gen_rel(th, f->tick, f->manual);
@@ -1783,6 +1849,8 @@ static void gen_op(struct th *th, struct sfd *f, struct twheel_op *op,
 		op->id = pick_id(th, f);
 		op->cookie = new_cookie(th);
 		op->flags = rnd(th, 4);
+		if (chance(th, 8))
+			op->flags |= TWHEEL_CANCEL_ON_SET;
 		op->expires_ns = op->flags & TWHEEL_ABSTIME ?
 			gen_abs(th, f->tick, f->manual, now_hint) :
 			gen_rel(th, f->tick, f->manual);
@@ -1807,9 +1875,11 @@ static void gen_op(struct th *th, struct sfd *f, struct twheel_op *op,
 	if (chance(th, 3))
 		op->flags |= unknown_bits(th, op->op == TWHEEL_OP_MODIFY ?
 					  TWHEEL_ABSTIME | TWHEEL_SET_COOKIE |
-					  TWHEEL_MISSED_MASK :
+					  TWHEEL_MISSED_MASK |
+					  TWHEEL_CANCEL_ON_SET :
 					  op->op == TWHEEL_OP_ADD ?
-					  TWHEEL_ABSTIME | TWHEEL_MISSED_MASK : 0);
+					  TWHEEL_ABSTIME | TWHEEL_MISSED_MASK |
+					  TWHEEL_CANCEL_ON_SET : 0);
 	if (chance(th, 3))
 		op->__reserved = 1 + rnd(th, 100);
 }
@@ -1832,18 +1902,25 @@ static void check_op(struct th *th, struct sfd *f, const struct twheel_op *in,
 	if (in->__reserved) {
 		want = -EINVAL;
 	} else if (in->op == TWHEEL_OP_ADD) {
-		if (clk_index(in->clock) < 0 || (in->flags & ~TWHEEL_ABSTIME) ||
-		    (!(in->flags & TWHEEL_ABSTIME) && in->expires_ns < 0))
+		if (clk_index(in->clock) < 0 ||
+		    (in->flags & ~(TWHEEL_ABSTIME | TWHEEL_CANCEL_ON_SET)) ||
+		    (!(in->flags & TWHEEL_ABSTIME) && in->expires_ns < 0) ||
+		    ((in->flags & TWHEEL_CANCEL_ON_SET) &&
+		     !cos_ok(in->clock, in->flags)))
 			want = -EINVAL;
 		else if (full)
 			want = -ENOSPC;
 	} else if (in->op == TWHEEL_OP_MODIFY) {
 		t = sh_find(f, in->id);
-		if ((in->flags & ~(TWHEEL_ABSTIME | TWHEEL_SET_COOKIE)) ||
+		if ((in->flags & ~(TWHEEL_ABSTIME | TWHEEL_SET_COOKIE |
+				   TWHEEL_CANCEL_ON_SET)) ||
 		    (!(in->flags & TWHEEL_ABSTIME) && in->expires_ns < 0))
 			want = -EINVAL;
 		else if (!t)
 			want = -ENOENT;
+		else if ((in->flags & TWHEEL_CANCEL_ON_SET) &&
+			 !cos_ok(t->clock, in->flags))
+			want = -EINVAL;
 	} else if (in->op == TWHEEL_OP_CANCEL || in->op == TWHEEL_OP_QUERY) {
 		t = sh_find(f, in->id);
 		if (in->flags)
@@ -2320,6 +2397,8 @@ static void s_config(struct th *th, struct sfd *f)
 		break;
 	}
 	c.flags = chance(th, 50) ? TWHEEL_CONFIG_MANUAL : 0;
+	if (chance(th, 25))
+		c.flags |= TWHEEL_CONFIG_CLOCK_SET;
 	switch (chance(th, 15) ? rnd(th, 3) : 3) {
 	case 0:
 		c.tick_ns = bad_ticks[rnd(th, 5)];
@@ -2328,7 +2407,8 @@ static void s_config(struct th *th, struct sfd *f)
 	case 1:
 		c.flags |= unknown_bits(th, TWHEEL_CONFIG_MANUAL |
 					 TWHEEL_CONFIG_MAX_TIMERS |
-					 TWHEEL_CONFIG_TABLE);
+					 TWHEEL_CONFIG_TABLE |
+					 TWHEEL_CONFIG_CLOCK_SET);
 		invalid = true;
 		break;
 	case 2:
@@ -2369,6 +2449,7 @@ static void s_config(struct th *th, struct sfd *f)
 	/* The fd had no timer: nothing to carry over; the last one counts. */
 	f->tick = c.tick_ns;
 	f->manual = c.flags & TWHEEL_CONFIG_MANUAL;
+	f->clock_set = c.flags & TWHEEL_CONFIG_CLOCK_SET;
 	f->now = 0;
 }
 
@@ -2802,12 +2883,15 @@ static void s_open(struct th *th, struct sfd *f)
 		}
 		f->tick = tick;
 		f->manual = true;
+		f->clock_set = false;	/* the last configuration counts */
 		f->now = 0;
 	}
 	if (!f->manual && f->tick > 20 * MS) {
 		/* Real clocks with a long tick would make the end wait. */
-		if (!twt_config_raw(f->fd, MS, 0))
+		if (!twt_config_raw(f->fd, MS, 0)) {
 			f->tick = MS;
+			f->clock_set = false;
+		}
 	}
 	tlog(th, "open fd %d %s tick %llu max %llu", f->fd,
 	     f->manual ? "manual" : "real", f->tick, f->max_timers);
@@ -3218,7 +3302,8 @@ static void chaos_fill(struct th *th, unsigned int nr, unsigned char *b,
 		c->tick_ns = chance(th, 80) ? TWHEEL_MIN_TICK_NS +
 			rnd(th, 10 * MS) : rnd64(th);
 		c->flags = rnd(th, 2) | (chance(th, 5) ? unknown_bits(th, 1) : 0) |
-			   (chance(th, 10) ? TWHEEL_CONFIG_TABLE : 0);
+			   (chance(th, 10) ? TWHEEL_CONFIG_TABLE : 0) |
+			   (chance(th, 10) ? TWHEEL_CONFIG_CLOCK_SET : 0);
 		c->__reserved = chance(th, 5);
 		break;
 	}
@@ -3236,8 +3321,9 @@ static void chaos_fill(struct th *th, unsigned int nr, unsigned char *b,
 static const int *chaos_errnos(unsigned int nr)
 {
 	static const int e_info[] = { EFAULT, EINVAL, EBADF, 0 };
+	/* EPERM: an alarm clock without CAP_WAKE_ALARM (not as root). */
 	static const int e_add[] = { EINVAL, EFAULT, ENOSPC, ENOMEM, E2BIG,
-				     EBADF, 0 };
+				     EBADF, EPERM, 0 };
 	static const int e_cancel[] = { EINVAL, ENOENT, EFAULT, E2BIG, EBADF, 0 };
 	static const int e_modify[] = { EINVAL, ENOENT, EFAULT, ENOMEM, E2BIG,
 					EBADF, 0 };
@@ -3325,11 +3411,15 @@ static void chaos_ioctl(struct th *th, int fd)
 		struct twheel_info *in = p;
 
 		if (in->version != TWHEEL_ABI_VERSION || in->event_size != EV ||
-		    in->queued > in->timers || in->timers > in->max_timers ||
+		    /* (A record of clock sets is queued, not a timer.) */
+		    in->queued > in->timers +
+		    !!(in->config_flags & TWHEEL_CONFIG_CLOCK_SET) ||
+		    in->timers > in->max_timers ||
 		    in->tick_ns < TWHEEL_MIN_TICK_NS ||
 		    in->tick_ns > TWHEEL_MAX_TICK_NS ||
 		    in->config_flags & ~(TWHEEL_CONFIG_MANUAL |
-					 TWHEEL_CONFIG_TABLE) ||
+					 TWHEEL_CONFIG_TABLE |
+					 TWHEEL_CONFIG_CLOCK_SET) ||
 		    (size >= sizeof(*in) &&
 		     !(in->config_flags & TWHEEL_CONFIG_TABLE) !=
 		     !in->table_size))
@@ -3910,6 +4000,9 @@ int main(int argc, char **argv)
 			 ((u64)getpid() << 40);
 	}
 	g_pg = sysconf(_SC_PAGESIZE);
+	/* The alarm clocks need CAP_WAKE_ALARM: root's. */
+	if (geteuid() != 0)
+		g_nclk = 4;
 	out("# twfuzz: seed %#llx seconds %d procs %d threads %d "
 	    "(rerun: twfuzz -s %#llx -t %d -j %d -T %d)\n", g_seed,
 	    g_seconds, g_procs, g_threads, g_seed, g_seconds, g_procs, g_threads);
