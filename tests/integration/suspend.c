@@ -11,9 +11,16 @@
  *   wakes the system from a suspend, its record is queued after the resume,
  *   once, never before its deadline; a plain CLOCK_BOOTTIME timer due
  *   during the suspend fires after the resume, never early;
- * - adding or modifying a timer on an alarm clock needs CAP_WAKE_ALARM in
- *   the calling task: EPERM without (ioctl and batch, also on a manual fd),
- *   whoever opened the fd; the capability alone (no root) is enough.
+ * - adding a timer on an alarm clock needs CAP_WAKE_ALARM in the calling
+ *   task: EPERM without (ioctl and batch, also on a manual fd), whoever
+ *   opened the fd; the capability alone (no root) is enough. Modifying
+ *   one does not (as timerfd_settime(2) does not): without the capability
+ *   a MODIFY of an alarm timer works, single and batched;
+ * - a resume is a wall clock set (TWHEEL_CANCEL_ON_SET): an fd configured
+ *   with TWHEEL_CONFIG_CLOCK_SET gets the set's record after a real
+ *   suspend, and pending absolute CLOCK_REALTIME and CLOCK_REALTIME_ALARM
+ *   timers with TWHEEL_CANCEL_ON_SET end with their set records, while
+ *   the same timers without the flag stay.
  *
  * A case suspends by writing "mem" to /sys/power/state, which returns
  * after the resume. A backstop RTC wake alarm (/sys/class/rtc/rtc0/
@@ -583,19 +590,24 @@ static void eperm_without_cap_wake_alarm(void)
 	close(a.fd);
 }
 
-/* Without CAP_WAKE_ALARM: EPERM for modifies of root's alarm timers. */
+/*
+ * Without CAP_WAKE_ALARM: modifies of root's alarm timers work, single
+ * and batched, and change the deadline (the timer stays on its clock).
+ */
 static void modify_without_cap(void *p)
 {
 	struct cap_arg *a = p;
 	struct twheel_status st0, st;
 	struct twheel_op op;
+	uint32_t result = 0;
 
 	drop_wake_alarm();
 	st0 = twt_query(a->fd, a->bt);
-	CHECK_ERR(twt_modify_raw(a->fd, a->bt, 0, 7200 * TWT_S, 0, 0, NULL),
-		  EPERM);
+	CHECK_OK(twt_modify_raw(a->fd, a->bt, 0, 7200 * TWT_S, 0, 0,
+				&result));
+	CHECK_EQ(result, TWHEEL_STATE_PENDING);
 	st = twt_query(a->fd, a->bt);
-	CHECK_EQ(st.deadline_ns, st0.deadline_ns);
+	CHECK(st.deadline_ns > st0.deadline_ns + 3600 * TWT_S);
 	CHECK_EQ(st.clock, CLOCK_BOOTTIME_ALARM);
 	CHECK_EQ(st.state, TWHEEL_STATE_PENDING);
 	st0 = twt_query(a->fd, a->ra);
@@ -604,19 +616,25 @@ static void modify_without_cap(void *p)
 	op.id = a->ra;
 	op.expires_ns = 7200 * TWT_S;
 	CHECK_EQ(twt_submit_raw(a->fd, &op, 1), 1);
-	CHECK_EQ(op.error, -EPERM);
-	CHECK_EQ(twt_query(a->fd, a->ra).deadline_ns, st0.deadline_ns);
+	CHECK_EQ(op.error, 0);
+	CHECK_EQ(op.result, TWHEEL_STATE_PENDING);
+	st = twt_query(a->fd, a->ra);
+	CHECK(st.deadline_ns > st0.deadline_ns + 3600 * TWT_S);
+	CHECK_EQ(st.clock, CLOCK_REALTIME_ALARM);
+	/* Still no add. */
+	CHECK_EQ(add_errno(a->fd, CLOCK_BOOTTIME_ALARM, 0, TWT_S), EPERM);
 	/* A plain timer is modified as ever. */
 	twt_modify(a->fd, a->plain, 7200 * TWT_S, 0, 0);
+	CHECK_EQ(twt_timers(a->fd), 3);
 }
 
 /*
- * "Adding or modifying a timer on an alarm clock needs CAP_WAKE_ALARM"
- * (uapi/linux/twheel.h, "Clocks", and struct twheel_modify's errors):
- * root modifies its alarm timers; the same task without the capability
- * gets EPERM, single or batched, and the timer stays as it was.
+ * Only adding a timer on an alarm clock needs CAP_WAKE_ALARM
+ * (uapi/linux/twheel.h, "Clocks", as timerfd_create(2)): root adds and
+ * modifies its alarm timers; the same task without the capability still
+ * modifies them, single or batched.
  */
-static void modify_alarm_needs_cap(void)
+static void modify_alarm_without_cap(void)
 {
 	struct cap_arg a = { 0 };
 
@@ -631,10 +649,92 @@ static void modify_alarm_needs_cap(void)
 	close(a.fd);
 }
 
+/* ---- a resume is a wall clock set ---- */
+
+#ifndef TWHEEL_FEATURE_CLOCK_SET
+#define TWHEEL_FEATURE_CLOCK_SET	0x200ULL
+#endif
+
+/*
+ * A real suspend, woken by a CLOCK_BOOTTIME_ALARM timer: the resume sets
+ * the wall clock (it moves by the time suspended). The fd configured with
+ * TWHEEL_CONFIG_CLOCK_SET gets the set's record; the pending absolute
+ * CLOCK_REALTIME and CLOCK_REALTIME_ALARM timers with TWHEEL_CANCEL_ON_SET
+ * end with their set records (count 0); their twins without the flag,
+ * an hour ahead, stay pending.
+ */
+static void resume_is_clock_set(void)
+{
+	int fd = twt_open(O_NONBLOCK);
+	struct twheel_event ev[8];
+	const struct twheel_event *ew, *ec, *eca, *es;
+	struct twheel_status st;
+	struct slept s;
+	int64_t r0 = twt_now(CLOCK_REALTIME), wake;
+	uint64_t idw, idc, idca, idp, idpa;
+	size_t n;
+
+	need_alarm(fd);
+	if (!(twt_info(fd).features & TWHEEL_FEATURE_CLOCK_SET))
+		twt_skip("module without TWHEEL_FEATURE_CLOCK_SET");
+	twt_config(fd, TWHEEL_DEFAULT_TICK_NS, TWHEEL_CONFIG_CLOCK_SET);
+	wake = twt_now(CLOCK_BOOTTIME) + ALARM_S * TWT_S;
+	idw = twt_add_abs(fd, 1, wake, CLOCK_BOOTTIME_ALARM);
+	idc = twt_add(fd, 2, r0 + 3600 * TWT_S,
+		      TWHEEL_ABSTIME | TWHEEL_CANCEL_ON_SET, CLOCK_REALTIME);
+	idca = twt_add(fd, 3, r0 + 3600 * TWT_S,
+		       TWHEEL_ABSTIME | TWHEEL_CANCEL_ON_SET,
+		       CLOCK_REALTIME_ALARM);
+	idp = twt_add_abs(fd, 4, r0 + 3600 * TWT_S, CLOCK_REALTIME);
+	idpa = twt_add_abs(fd, 5, r0 + 3600 * TWT_S, CLOCK_REALTIME_ALARM);
+	CHECK_NONE_QUEUED(fd);
+
+	suspend_now(&s);
+
+	/* The wake-up alarm's record, the set's and the two ended timers. */
+	twt_read_n(fd, ev, 4, 20000);
+	n = 4 + twt_drain(fd, ev + 4, 4);
+	ew = find_ev(ev, n, idw);
+	ec = find_ev(ev, n, idc);
+	eca = find_ev(ev, n, idca);
+	es = find_ev(ev, n, 0);
+	printf("# resume: %zu records; the set's count %llu, time_ns %+.3f s "
+	       "from the suspend's start (wall); ended timers' time_ns "
+	       "%+.3f s, %+.3f s\n", n, (unsigned long long)es->count,
+	       (es->time_ns - r0) / 1e9, (ec->time_ns - r0) / 1e9,
+	       (eca->time_ns - r0) / 1e9);
+	CHECK_EQ(n, 4);
+	CHECK_RECORD(ew, 1, CLOCK_BOOTTIME_ALARM, wake, CLOCK_BOOTTIME);
+	CHECK_EQ(es->cookie, 0);
+	CHECK_EQ(es->clock, CLOCK_REALTIME);
+	CHECK_EQ(es->flags, TWHEEL_EVENT_CLOCK_SET);
+	CHECK(es->count >= 1);
+	CHECK(es->time_ns >= r0 + s.slept_ns);
+	CHECK(es->time_ns <= twt_now(CLOCK_REALTIME));
+	CHECK_EQ(ec->cookie, 2);
+	CHECK_EQ(ec->clock, CLOCK_REALTIME);
+	CHECK_EQ(ec->flags, TWHEEL_EVENT_CLOCK_SET);
+	CHECK_EQ(ec->count, 0);
+	CHECK_EQ(eca->cookie, 3);
+	CHECK_EQ(eca->clock, CLOCK_REALTIME_ALARM);
+	CHECK_EQ(eca->flags, TWHEEL_EVENT_CLOCK_SET);
+	CHECK_EQ(eca->count, 0);
+	CHECK_ERR(twt_query_raw(fd, idc, NULL), ENOENT);
+	CHECK_ERR(twt_query_raw(fd, idca, NULL), ENOENT);
+	st = twt_query(fd, idp);
+	CHECK_EQ(st.state, TWHEEL_STATE_PENDING);
+	st = twt_query(fd, idpa);
+	CHECK_EQ(st.state, TWHEEL_STATE_PENDING);
+	CHECK_EQ(twt_timers(fd), 2);
+	CHECK_NONE_QUEUED(fd);
+	close(fd);
+}
+
 TWT_MAIN("suspend",
 	 TWT_CASE(alarm_clocks_in_info),
 	 TWT_CASE(eperm_without_cap_wake_alarm),
-	 TWT_CASE(modify_alarm_needs_cap),
+	 TWT_CASE(modify_alarm_without_cap),
 	 TWT_CASE_T(timerfd_alarm_wakes, 180),
 	 TWT_CASE_T(boottime_alarm_wakes, 180),
-	 TWT_CASE_T(realtime_alarm_wakes, 180));
+	 TWT_CASE_T(realtime_alarm_wakes, 180),
+	 TWT_CASE_T(resume_is_clock_set, 180));
