@@ -348,7 +348,10 @@ mod tests {
             (t.flags, t.clock),
             (sys::TWHEEL_ABSTIME | sys::TWHEEL_CANCEL_ON_SET, 8)
         );
-        assert_eq!(Timer::at(5).cancel_on_set(false).to_sys().flags, sys::TWHEEL_ABSTIME);
+        assert_eq!(
+            Timer::at(5).cancel_on_set(false).to_sys().flags,
+            sys::TWHEEL_ABSTIME
+        );
         let id = TimerId::from_raw(3);
         let m = Rearm::at(5).cancel_on_set(true).to_sys(id);
         assert_eq!(m.flags, sys::TWHEEL_ABSTIME | sys::TWHEEL_CANCEL_ON_SET);

@@ -692,7 +692,14 @@ mod tests {
                 3
             )
         );
-        assert_eq!(Config::new().clock_set(true).clock_set(false).to_sys().flags, 0);
+        assert_eq!(
+            Config::new()
+                .clock_set(true)
+                .clock_set(false)
+                .to_sys()
+                .flags,
+            0
+        );
     }
 
     #[test]

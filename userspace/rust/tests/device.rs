@@ -194,10 +194,7 @@ fn cancel_on_set_rules() {
     }
     assert_eq!(w.info().unwrap().timers, 0);
     let mono = w.add(&Timer::after(Duration::from_secs(60))).unwrap();
-    assert_errno!(
-        w.modify(mono, &Rearm::at(rt).cancel_on_set(true)),
-        EINVAL
-    );
+    assert_errno!(w.modify(mono, &Rearm::at(rt).cancel_on_set(true)), EINVAL);
     let wall = w
         .add(&Timer::at(rt).clock(Clock::Realtime).cookie(1))
         .unwrap();
