@@ -38,7 +38,9 @@
 #include "twheel_trace.h"
 #include "twheel_user.h"
 
+/* Bases of the other clocks end with their hrtimer; alarm bases are whole. */
 static struct kmem_cache *twheel_base_cache;
+static struct kmem_cache *twheel_alarm_base_cache;
 
 /*
  * Wall clock sets. The timekeeping core tells its update listeners of
@@ -105,8 +107,7 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_clock_set_seq);
 static int twheel_clocks_set_woken(struct wait_queue_entry *wait,
 				   unsigned int mode, int sync, void *key)
 {
-	twheel_clocks_kick(container_of(wait, struct twheel_clocks,
-					set_wait));
+	twheel_clocks_kick(wait->private);
 	return 0;
 }
 
@@ -116,15 +117,26 @@ static int twheel_clocks_set_woken(struct wait_queue_entry *wait,
  *
  * From now until twheel_clocks_unwatch(), every set kicks it (as its
  * hrtimer would): its waiters wake, and its next update sees the new
- * twheel_clock_set_seq(). Idempotent.
+ * twheel_clock_set_seq(). Idempotent. The queue entry is allocated on
+ * the first call (charged to the caller), so that a context that never
+ * watches holds none.
+ *
+ * Return: 0 or -ENOMEM.
  */
-void twheel_clocks_watch(struct twheel_clocks *clocks)
+int twheel_clocks_watch(struct twheel_clocks *clocks)
 {
-	if (clocks->set_watch)
-		return;
-	init_waitqueue_func_entry(&clocks->set_wait, twheel_clocks_set_woken);
-	add_wait_queue(&twheel_clock_set_wqh, &clocks->set_wait);
-	clocks->set_watch = true;
+	struct wait_queue_entry *wait;
+
+	if (clocks->set_wait)
+		return 0;
+	wait = kmalloc(sizeof(*wait), TWHEEL_GFP);
+	if (!wait)
+		return -ENOMEM;
+	init_waitqueue_func_entry(wait, twheel_clocks_set_woken);
+	wait->private = clocks;
+	add_wait_queue(&twheel_clock_set_wqh, wait);
+	clocks->set_wait = wait;
+	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_clocks_watch);
 
@@ -136,10 +148,11 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_clocks_watch);
  */
 void twheel_clocks_unwatch(struct twheel_clocks *clocks)
 {
-	if (!clocks->set_watch)
+	if (!clocks->set_wait)
 		return;
-	remove_wait_queue(&twheel_clock_set_wqh, &clocks->set_wait);
-	clocks->set_watch = false;
+	remove_wait_queue(&twheel_clock_set_wqh, clocks->set_wait);
+	kfree(clocks->set_wait);
+	clocks->set_wait = NULL;
 }
 
 static const char *const twheel_clock_names[TWHEEL_NR_CLOCKS] = {
@@ -337,7 +350,8 @@ static void twheel_base_free(struct twheel_base *base)
 
 	for (i = 0; i < TWHEEL_LEVELS; i++)
 		kfree(base->wheel.lvl[i]);
-	kmem_cache_free(twheel_base_cache, base);
+	kmem_cache_free(twheel_base_alarm(base) ? twheel_alarm_base_cache :
+						  twheel_base_cache, base);
 }
 
 /**
@@ -493,7 +507,9 @@ struct twheel_base *twheel_base_get(struct twheel_clocks *clocks, u32 clock)
 	 * A few hundred bytes: the wheel's levels come as timers need them.
 	 * Quietly: a user reaching a limit is no kernel event.
 	 */
-	base = kmem_cache_zalloc(twheel_base_cache, TWHEEL_GFP | __GFP_NOWARN);
+	base = kmem_cache_zalloc(twheel_clock_alarm(clock) && !clocks->manual ?
+				 twheel_alarm_base_cache : twheel_base_cache,
+				 TWHEEL_GFP | __GFP_NOWARN);
 	if (!base)
 		return NULL;
 	base->clocks = clocks;
@@ -627,14 +643,23 @@ int twheel_base_cache_init(void)
 	 * kmalloc's size.
 	 */
 	twheel_base_cache =
-		twheel_cache_create("twheel_base", sizeof(struct twheel_base),
+		twheel_cache_create("twheel_base",
+				    offsetofend(struct twheel_base, hrtimer),
 				    offsetof(struct twheel_base, armed));
 	if (!twheel_base_cache)
 		return -ENOMEM;
+	twheel_alarm_base_cache =
+		twheel_cache_create("twheel_alarm_base",
+				    sizeof(struct twheel_base),
+				    offsetof(struct twheel_base, armed));
+	if (!twheel_alarm_base_cache) {
+		ret = -ENOMEM;
+		goto err_cache;
+	}
 	twheel_clock_set_wq = alloc_workqueue("twheel_clock_set", 0, 1);
 	if (!twheel_clock_set_wq) {
 		ret = -ENOMEM;
-		goto err_cache;
+		goto err_alarm;
 	}
 	/* Registering calls it once, as a set: no context watches yet. */
 	ret = pvclock_gtod_register_notifier(&twheel_clock_set_nb);
@@ -644,6 +669,8 @@ int twheel_base_cache_init(void)
 
 err_wq:
 	destroy_workqueue(twheel_clock_set_wq);
+err_alarm:
+	kmem_cache_destroy(twheel_alarm_base_cache);
 err_cache:
 	kmem_cache_destroy(twheel_base_cache);
 	return ret;
@@ -661,5 +688,6 @@ void twheel_base_cache_exit(void)
 	pvclock_gtod_unregister_notifier(&twheel_clock_set_nb);
 	irq_work_sync(&twheel_clock_set_irq_work);
 	destroy_workqueue(twheel_clock_set_wq);
+	kmem_cache_destroy(twheel_alarm_base_cache);
 	kmem_cache_destroy(twheel_base_cache);
 }

@@ -50,14 +50,15 @@ struct twheel_clocks;
 /**
  * struct twheel_base - the timers of one context on one clock
  * @wheel: the timing wheel, in ticks of the context
- * @hrtimer: armed (absolute, on @clock's clock) for the wheel's next event
- * @alarm: instead of @hrtimer on an alarm clock (twheel_clock_alarm()): the
- *         same, and it wakes the system from suspend
  * @rebase: entries taken out of @wheel when its clock went back, not yet
  *          added again
  * @clocks: the clocks of the context it belongs to
  * @armed: the tick @hrtimer is armed for, or TWHEEL_NEVER
  * @clock: the enum twheel_clk of this base
+ * @hrtimer: armed (absolute, on @clock's clock) for the wheel's next event
+ * @alarm: instead of @hrtimer on an alarm clock (twheel_clock_alarm()): the
+ *         same, and it wakes the system from suspend; last, so that the
+ *         other bases are allocated without its extra bytes
  *
  * The wheel's levels (512 bytes each) are allocated as timers need them
  * and freed once empty: a base holding a few timers is a few hundred
@@ -65,14 +66,14 @@ struct twheel_clocks;
  */
 struct twheel_base {
 	struct twheel_wheel wheel;
-	union {
-		struct hrtimer hrtimer;
-		struct alarm alarm;
-	};
 	struct list_head rebase;
 	struct twheel_clocks *clocks;
 	u64 armed;
 	u32 clock;
+	union {
+		struct hrtimer hrtimer;
+		struct alarm alarm;
+	};
 };
 
 /**
@@ -88,10 +89,9 @@ struct twheel_base {
  * @trace_id: names the context in trace events
  * @wqh: the context's readers and pollers wait here
  * @fire_seq: bumped by every hrtimer callback (twheel_clocks_kick())
- * @set_wait: on the module's queue of contexts told of wall clock sets,
- *            while @set_watch
+ * @set_wait: on the module's queue of contexts told of wall clock sets
+ *            (twheel_clocks_watch()), or NULL
  * @manual: the clocks are the manual clock @manual_ns (TWHEEL_CONFIG_MANUAL)
- * @set_watch: the context is told of wall clock sets (twheel_clocks_watch())
  */
 struct twheel_clocks {
 	struct twheel_base *bases[TWHEEL_NR_CLOCKS];
@@ -102,9 +102,8 @@ struct twheel_clocks {
 	u64 trace_id;
 	wait_queue_head_t wqh;
 	atomic_t fire_seq;
-	struct wait_queue_entry set_wait;
+	struct wait_queue_entry *set_wait;
 	bool manual;
-	bool set_watch;
 };
 
 /**
@@ -192,7 +191,7 @@ void twheel_clocks_reset(struct twheel_clocks *clocks, u64 tick_ns,
 void twheel_clocks_free(struct twheel_clocks *clocks);
 void twheel_clocks_kick(struct twheel_clocks *clocks);
 bool twheel_clocks_wall_due(struct twheel_clocks *clocks);
-void twheel_clocks_watch(struct twheel_clocks *clocks);
+int twheel_clocks_watch(struct twheel_clocks *clocks);
 void twheel_clocks_unwatch(struct twheel_clocks *clocks);
 u32 twheel_clock_set_seq(void);
 s64 twheel_clock_now(struct twheel_clocks *clocks, u32 clock);

@@ -399,6 +399,13 @@ int twheel_ctx_config(struct twheel_ctx *ctx, u64 tick_ns, u32 flags,
 		ret = -EBUSY;
 		goto out;
 	}
+	/* What may fail comes first: a failed configuration changes nothing. */
+	if ((flags & TWHEEL_CONFIG_CLOCK_SET) &&
+	    !(flags & TWHEEL_CONFIG_MANUAL)) {
+		ret = twheel_timers_watch_sets(tm, false);
+		if (ret)
+			goto out;
+	}
 	if (flags & TWHEEL_CONFIG_TABLE) {
 		ret = twheel_table_set_size(&tab, max_timers);
 		/* Slots left by failed adds have their entries too. */
@@ -419,12 +426,8 @@ int twheel_ctx_config(struct twheel_ctx *ctx, u64 tick_ns, u32 flags,
 	twheel_clocks_reset(&tm->clocks, tick_ns,
 			    flags & TWHEEL_CONFIG_MANUAL);
 	/* A record of sets before this configuration goes with it. */
-	if (twheel_timer_queued(&tm->set_rec))
-		twheel_timer_unlink(tm, &tm->set_rec);
-	tm->set_count = 0;
-	tm->set_records = false;
-	if (flags & TWHEEL_CONFIG_CLOCK_SET)
-		twheel_timers_watch_sets(tm, true);
+	twheel_timers_drop_set_rec(tm);
+	tm->set_records = flags & TWHEEL_CONFIG_CLOCK_SET;
 out:
 	mutex_unlock(&ctx->lock);
 	return ret;

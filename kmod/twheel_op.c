@@ -60,17 +60,24 @@ static void twheel_op_set_period(struct twheel_timers *tm,
  * with an absolute deadline on a wall clock. Then, and for a timer that
  * has it (@had), a wall clock set not yet acted on must be first: the
  * operation then comes after it (-EAGAIN: the set's update acts on it,
- * and the operation is done again).
+ * and the operation is done again). -ENOMEM when the state of watching
+ * sets cannot be allocated.
  */
 static int twheel_op_cos(struct twheel_timers *tm, const struct twheel_op *op,
 			 u32 clock, bool had)
 {
+	int ret;
+
 	if (op->flags & TWHEEL_CANCEL_ON_SET) {
 		if (!(op->flags & TWHEEL_ABSTIME) ||
 		    (clock != TWHEEL_CLK_REALTIME && clock != TWHEEL_CLK_TAI &&
 		     clock != TWHEEL_CLK_REALTIME_ALARM))
 			return -EINVAL;
-		twheel_timers_watch_sets(tm, false);
+		if (tm->clocks.manual)
+			return 0;
+		ret = twheel_timers_watch_sets(tm, false);
+		if (ret)
+			return ret;
 	} else if (!had) {
 		return 0;
 	}

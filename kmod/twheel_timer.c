@@ -121,6 +121,7 @@ void twheel_timers_destroy(struct twheel_timers *tm)
 		twheel_user_close(tm->user, tm->ids.nr_slots);
 	twheel_ids_destroy(&tm->ids);
 	twheel_table_free(&tm->table);
+	kfree(tm->sets);
 	twheel_clocks_free(&tm->clocks);
 }
 
@@ -457,19 +458,55 @@ static bool twheel_timers_update_base(struct twheel_timers *tm,
  * @tm: the timers
  * @records: also queue the set's record of them (TWHEEL_CONFIG_CLOCK_SET)
  *
- * Sets before are none of the set's business. Nothing sets a manual
- * clock: on a manual set, nothing happens.
+ * Sets before are none of the set's business. Not for a manual set:
+ * nothing sets a manual clock. The state it needs is allocated on the
+ * first call (charged to the caller).
+ *
+ * Return: 0 or -ENOMEM.
  */
-void twheel_timers_watch_sets(struct twheel_timers *tm, bool records)
+int twheel_timers_watch_sets(struct twheel_timers *tm, bool records)
 {
-	tm->set_records |= records;
-	if (tm->clocks.manual)
-		return;
-	if (!tm->set_watch) {
-		tm->set_seen = twheel_clock_set_seq();
-		twheel_clocks_watch(&tm->clocks);
-		WRITE_ONCE(tm->set_watch, true);
+	struct twheel_sets *sets;
+	int ret;
+
+	if (tm->sets) {
+		tm->set_records |= records;
+		return 0;
 	}
+	sets = kzalloc(sizeof(*sets), TWHEEL_GFP);
+	if (!sets)
+		return -ENOMEM;
+	ret = twheel_clocks_watch(&tm->clocks);
+	if (ret) {
+		kfree(sets);
+		return ret;
+	}
+	sets->seen = twheel_clock_set_seq();
+	sets->rec.word = (u64)TWHEEL_CLK_REALTIME << TWHEEL_TIMER_CLOCK_SHIFT;
+	/* Set up before twheel_timers_set_pending() can see it, lockless. */
+	smp_store_release(&tm->sets, sets);
+	tm->set_records |= records;
+	return 0;
+}
+
+/**
+ * twheel_timers_drop_set_rec() - forget the wall clock sets so far
+ * @tm: the timers, none created yet
+ *
+ * For a configuration: the sets before it are not reported (their record
+ * leaves the queue), nor acted on (no timer exists to end).
+ */
+void twheel_timers_drop_set_rec(struct twheel_timers *tm)
+{
+	struct twheel_sets *sets = tm->sets;
+
+	if (!sets)
+		return;
+	if (twheel_timer_queued(&sets->rec))
+		twheel_timer_unlink(tm, &sets->rec);
+	sets->count = 0;
+	WRITE_ONCE(sets->walk, false);
+	WRITE_ONCE(sets->seen, twheel_clock_set_seq());
 }
 
 /**
@@ -484,9 +521,19 @@ void twheel_timers_watch_sets(struct twheel_timers *tm, bool records)
  */
 bool twheel_timers_set_pending(struct twheel_timers *tm)
 {
-	return READ_ONCE(tm->set_watch) && !READ_ONCE(tm->clocks.manual) &&
-	       (READ_ONCE(tm->set_walk) ||
-		twheel_clock_set_seq() != READ_ONCE(tm->set_seen));
+	/* Pairs with the release that publishes it. */
+	struct twheel_sets *sets = smp_load_acquire(&tm->sets);
+
+	return sets && !READ_ONCE(tm->clocks.manual) &&
+	       (READ_ONCE(sets->walk) ||
+		twheel_clock_set_seq() != READ_ONCE(sets->seen));
+}
+
+/* Is @t the set's record of wall clock sets (id 0)? */
+static bool twheel_timer_is_sets_rec(struct twheel_timers *tm,
+				     struct twheel_timer *t)
+{
+	return tm->sets && t == &tm->sets->rec;
 }
 
 /* End pending @t, a TWHEEL_CANCEL_ON_SET timer, by a clock set. */
@@ -518,37 +565,36 @@ static void twheel_timer_set_end(struct twheel_timers *tm,
 static bool twheel_timers_sets(struct twheel_timers *tm, u64 *budget)
 {
 	u32 b = min_t(u64, *budget, U32_MAX), start = b;
+	struct twheel_sets *sets = tm->sets;
 	struct twheel_timer *t;
 
-	if (!tm->set_walk) {
-		tm->set_target = twheel_clock_set_seq();
+	if (!sets->walk) {
+		sets->target = twheel_clock_set_seq();
 		if (tm->set_records) {
-			tm->set_count += tm->set_target - tm->set_seen;
-			if (!twheel_timer_queued(&tm->set_rec)) {
-				tm->set_rec.word = TWHEEL_TIMER_QUEUED |
-						   TWHEEL_TIMER_SET |
-						   (u64)TWHEEL_CLK_REALTIME <<
-						   TWHEEL_TIMER_CLOCK_SHIFT;
-				tm->set_rec.rec.time_ns =
+			sets->count += sets->target - sets->seen;
+			if (!twheel_timer_queued(&sets->rec)) {
+				sets->rec.word |= TWHEEL_TIMER_QUEUED |
+						  TWHEEL_TIMER_SET;
+				sets->rec.rec.time_ns =
 					twheel_clock_now(&tm->clocks,
 							 TWHEEL_CLK_REALTIME);
-				list_add_tail(&tm->set_rec.rec.link, &tm->ready);
+				list_add_tail(&sets->rec.rec.link, &tm->ready);
 				WRITE_ONCE(tm->nr_queued, tm->nr_queued + 1);
 				tm->need_wake = true;
 			}
 		}
-		tm->set_slot = 0;
-		WRITE_ONCE(tm->set_walk, true);
+		sets->slot = 0;
+		WRITE_ONCE(sets->walk, true);
 	}
-	while ((t = twheel_ids_next(&tm->ids, &tm->set_slot, &b)))
+	while ((t = twheel_ids_next(&tm->ids, &sets->slot, &b)))
 		if ((t->word & (TWHEEL_TIMER_COS | TWHEEL_TIMER_QUEUED)) ==
 		    TWHEEL_TIMER_COS)
 			twheel_timer_set_end(tm, t);
 	*budget -= start - b;
-	if (tm->set_slot < tm->ids.nr_slots)
+	if (sets->slot < tm->ids.nr_slots)
 		return false;
-	WRITE_ONCE(tm->set_seen, tm->set_target);
-	WRITE_ONCE(tm->set_walk, false);
+	WRITE_ONCE(sets->seen, sets->target);
+	WRITE_ONCE(sets->walk, false);
 	return true;
 }
 
@@ -733,7 +779,7 @@ static void twheel_timer_record(struct twheel_timers *tm,
 	ev->flags = 0;
 	if (twheel_timer_set_rec(t)) {
 		ev->flags = TWHEEL_EVENT_CLOCK_SET;
-		ev->count = t == &tm->set_rec ? tm->set_count : 0;
+		ev->count = twheel_timer_is_sets_rec(tm, t) ? tm->sets->count : 0;
 		return;
 	}
 	if (pt && pt->period_ns) {
@@ -765,8 +811,8 @@ static void twheel_timer_consume(struct twheel_timers *tm,
 	bool set = twheel_timer_set_rec(t);
 
 	t->word &= ~(TWHEEL_TIMER_QUEUED | TWHEEL_TIMER_SET);
-	if (t == &tm->set_rec) {
-		tm->set_count = 0;
+	if (twheel_timer_is_sets_rec(tm, t)) {
+		tm->sets->count = 0;
 		return;
 	}
 	/* A clock set ends any timer; an expiry, a one-shot one. */

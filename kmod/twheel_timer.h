@@ -155,17 +155,10 @@ static inline struct twheel_ptimer *twheel_ptimer(struct twheel_timer *t)
  * @nr_spare: their number, at most TWHEEL_SPARE_MAX; read without the
  *            lock by twheel_mem_alloc()
  * @table: the shared timer table, if the set has one
- * @set_rec: the record of wall clock sets (TWHEEL_CONFIG_CLOCK_SET), id 0,
- *           in @ready while queued
- * @set_count: the sets @set_rec stands for
- * @set_seen: the twheel_clock_set_seq() whose sets are done
- * @set_target: while @set_walk, the one the walk is doing
- * @set_slot: while @set_walk, the next id slot it looks at
- * @set_watch: the set acts on wall clock sets (it has or had a timer with
- *             TWHEEL_CANCEL_ON_SET, or TWHEEL_CONFIG_CLOCK_SET)
+ * @sets: how it acts on wall clock sets, once it does (it has or had a
+ *        timer with TWHEEL_CANCEL_ON_SET, or TWHEEL_CONFIG_CLOCK_SET on a
+ *        real clock); NULL before
  * @set_records: TWHEEL_CONFIG_CLOCK_SET
- * @set_walk: a walk over the slots that ends the timers a set cancels is
- *            under way
  */
 struct twheel_timers {
 	struct twheel_clocks clocks;
@@ -182,14 +175,28 @@ struct twheel_timers {
 	struct twheel_timer *spare;
 	u32 nr_spare;
 	struct twheel_table table;
-	struct twheel_timer set_rec;
-	u64 set_count;
-	u32 set_seen;
-	u32 set_target;
-	u32 set_slot;
-	bool set_watch;
+	struct twheel_sets *sets;
 	bool set_records;
-	bool set_walk;
+};
+
+/**
+ * struct twheel_sets - how a set of timers acts on wall clock sets
+ * @rec: the record of sets (TWHEEL_CONFIG_CLOCK_SET), id 0, in the set's
+ *       ready queue while queued
+ * @count: the sets @rec stands for
+ * @seen: the twheel_clock_set_seq() whose sets are done
+ * @target: while @walk, the one the walk is doing
+ * @slot: while @walk, the next id slot it looks at
+ * @walk: a walk over the slots, ending the timers a set cancels, is under
+ *        way
+ */
+struct twheel_sets {
+	struct twheel_timer rec;
+	u64 count;
+	u32 seen;
+	u32 target;
+	u32 slot;
+	bool walk;
 };
 
 /**
@@ -260,7 +267,8 @@ void twheel_timer_status(struct twheel_timers *tm, struct twheel_timer *t,
 void twheel_timer_publish(struct twheel_timers *tm, struct twheel_timer *t,
 			  s64 deadline);
 bool twheel_timers_set_pending(struct twheel_timers *tm);
-void twheel_timers_watch_sets(struct twheel_timers *tm, bool records);
+int twheel_timers_watch_sets(struct twheel_timers *tm, bool records);
+void twheel_timers_drop_set_rec(struct twheel_timers *tm);
 u64 twheel_timers_cancelled(struct twheel_timers *tm, u32 *slot, u32 budget);
 u32 twheel_timers_peek(struct twheel_timers *tm, struct twheel_event *ev,
 		       u32 n, s64 *now, u8 *valid);
