@@ -364,12 +364,21 @@ static void on_expiry(const struct twheel_event *ev)
 	conn_close(c, true);
 }
 
+/*
+ * batch: the MODIFYs of input read for a record (on_expiry()) go in
+ * before the next read, which would otherwise return the next expiry of
+ * that connection's periodic timer, due while the server was busy: not
+ * retracted, it would close the connection right after its activity.
+ */
 static void on_timers(void)
 {
 	struct twheel_event ev[64];
 
 	for (;;) {
-		ssize_t n = twheel_read(tw, ev, 64);
+		ssize_t n;
+
+		batch_flush();
+		n = twheel_read(tw, ev, 64);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -412,10 +421,8 @@ static void serve(void)
 			else if (conns[d].fd >= 0)
 				on_input(d);
 		}
-		if (timers) {
-			batch_flush();
+		if (timers)
 			on_timers();
-		}
 		batch_flush();
 	}
 }
