@@ -303,6 +303,9 @@ static void features_reported(void)
 	CHECK(i.features & TWHEEL_FEATURE_ALARM);
 	CHECK(i.clocks & (1ULL << CLOCK_REALTIME_ALARM));
 	twt_config(fd, TWHEEL_DEFAULT_TICK_NS, TWHEEL_CONFIG_CLOCK_SET);
+	/* The header names only MANUAL and TABLE for config_flags. */
+	printf("# INFO.config_flags after TWHEEL_CONFIG_CLOCK_SET: %#x\n",
+	       twt_info(fd).config_flags);
 	close(fd);
 }
 
