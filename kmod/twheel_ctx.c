@@ -186,6 +186,17 @@ static bool twheel_ctx_update_chunk(struct twheel_ctx *ctx)
 	return done;
 }
 
+/*
+ * Caller holds the lock. Is a record queued, as TWHEEL_UPDATE_RECORD asks,
+ * and no wall clock set still to act on (a read must not consume and
+ * re-arm a timer the set, which came first, ends)?
+ */
+static bool twheel_ctx_enough(struct twheel_ctx *ctx, enum twheel_update how)
+{
+	return how == TWHEEL_UPDATE_RECORD && ctx->timers.nr_queued &&
+	       !twheel_timers_set_pending(&ctx->timers);
+}
+
 /**
  * twheel_ctx_lock_update() - take the lock with the wheels up to date
  * @ctx: the context
@@ -201,11 +212,9 @@ void twheel_ctx_lock_update(struct twheel_ctx *ctx, enum twheel_update how)
 	for (;;) {
 		mutex_lock(&ctx->lock);
 		ctx->timers.now_valid = 0;
-		if (!twheel_ctx_fired(ctx) ||
-		    (how == TWHEEL_UPDATE_RECORD && ctx->timers.nr_queued))
+		if (!twheel_ctx_fired(ctx) || twheel_ctx_enough(ctx, how))
 			return;
-		if (twheel_ctx_update_chunk(ctx) ||
-		    (how == TWHEEL_UPDATE_RECORD && ctx->timers.nr_queued))
+		if (twheel_ctx_update_chunk(ctx) || twheel_ctx_enough(ctx, how))
 			return;
 		twheel_ctx_unlock(ctx);
 		cond_resched();

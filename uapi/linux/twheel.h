@@ -694,8 +694,9 @@ struct twheel_event {
  * @clocks: out: bit (1 << clockid) set for each clock it takes
  * @min_tick_ns: out: TWHEEL_MIN_TICK_NS
  * @max_tick_ns: out: TWHEEL_MAX_TICK_NS
- * @config_flags: out: the fd's TWHEEL_CONFIG_MANUAL and TWHEEL_CONFIG_TABLE
- *	flags (its maximum of timers is @max_timers)
+ * @config_flags: out: the fd's TWHEEL_CONFIG_MANUAL, TWHEEL_CONFIG_TABLE
+ *	and TWHEEL_CONFIG_CLOCK_SET flags (its maximum of timers is
+ *	@max_timers)
  * @op_size: out: sizeof(struct twheel_op)
  * @status_size: out: sizeof(struct twheel_status)
  * @max_batch: out: TWHEEL_MAX_BATCH
