@@ -110,7 +110,8 @@ static void open_handshake(void)
 {
 	const uint64_t clocks = (1ULL << CLOCK_REALTIME) |
 		(1ULL << CLOCK_MONOTONIC) | (1ULL << CLOCK_BOOTTIME) |
-		(1ULL << CLOCK_TAI);
+		(1ULL << CLOCK_TAI) | (1ULL << CLOCK_REALTIME_ALARM) |
+		(1ULL << CLOCK_BOOTTIME_ALARM);
 	long long param = twt_sysfs_read(PARAM_MAX);
 	struct twheel_info info;
 	int fd, fl;
@@ -205,7 +206,7 @@ static void config(void)
 	cfg.tick_ns = TWHEEL_MAX_TICK_NS + 1;
 	CHECK_ERR(twheel_config(fd, &cfg), EINVAL);
 	cfg.tick_ns = 2 * MS;
-	cfg.flags = 0x8;	/* the first flag the kernel does not know */
+	cfg.flags = 0x10;	/* the first flag the kernel does not know */
 	CHECK_ERR(twheel_config(fd, &cfg), EINVAL);
 	cfg.flags = 0;
 	cfg.__reserved = 1;

@@ -223,7 +223,8 @@ static void options(void)
 	CHECK(strstr(r.out, "\ntimers=0\n"));
 	CHECK(strstr(r.out, "\nmin_tick_ns=1000\n"));
 	CHECK(strstr(r.out, "\nmax_batch=1024\n"));
-	CHECK(strstr(r.out, "\nclocks=realtime,monotonic,boottime,tai\n"));
+	CHECK(strstr(r.out, "\nclocks=realtime,monotonic,boottime,realtime_alarm,"
+			    "boottime_alarm,tai\n"));
 	CHECK(strstr(r.out, "\nioctls=info,add,cancel,modify,query,list,submit,config,advance\n"));
 	CHECK(strstr(r.out, "\nfdinfo.tick_ns=2000000\n"));
 	CHECK_STR(r.err, "");

@@ -219,6 +219,8 @@ static const struct {
 	{ "monotonic", CLOCK_MONOTONIC },
 	{ "boottime", CLOCK_BOOTTIME },
 	{ "tai", CLOCK_TAI },
+	{ "realtime_alarm", CLOCK_REALTIME_ALARM },
+	{ "boottime_alarm", CLOCK_BOOTTIME_ALARM },
 };
 
 #define NR_CLOCK_NAMES	ARRAY_SIZE(clock_names)
@@ -656,7 +658,8 @@ static void print_fdinfo(int fd)
 static int cmd_info(int argc, char **argv)
 {
 	static const char *const features[] = {
-		"periodic", "timens", "manual_clock", "relative_wall",
+		"periodic", "timens", "manual_clock", "relative_wall", "uring",
+		"missed", "fd_max_timers", "table", "alarm", "clock_set",
 	};
 	static const char *const ioctls[] = {
 		"info", "add", "cancel", "modify", "query", "list", "submit",
