@@ -182,11 +182,10 @@ static void twheel_clocks_timens(struct twheel_clocks *clocks)
 	struct timespec64 ts = { 0, 0 };
 
 	timens_add_monotonic(&ts);
-	clocks->ns_offset[TWHEEL_CLK_MONOTONIC] = timespec64_to_ns(&ts);
+	clocks->mono_offset = timespec64_to_ns(&ts);
 	ts = (struct timespec64){ 0, 0 };
 	timens_add_boottime(&ts);
-	clocks->ns_offset[TWHEEL_CLK_BOOTTIME] = timespec64_to_ns(&ts);
-	clocks->ns_offset[TWHEEL_CLK_BOOTTIME_ALARM] = timespec64_to_ns(&ts);
+	clocks->boot_offset = timespec64_to_ns(&ts);
 	/* Time namespaces leave the wall clocks alone. */
 }
 

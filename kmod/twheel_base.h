@@ -79,8 +79,10 @@ struct twheel_base {
 /**
  * struct twheel_clocks - the clocks of one context
  * @bases: per clock, allocated on first use
- * @ns_offset: per clock, the opener's time namespace offset: the time the
- *             user sees minus the kernel's (not used with @manual)
+ * @mono_offset: the opener's time namespace offset of CLOCK_MONOTONIC: the
+ *               time the user sees minus the kernel's (not used with
+ *               @manual); the wall clocks have none
+ * @boot_offset: the same of CLOCK_BOOTTIME and its alarm clock
  * @armed_ns: per clock, when its hrtimer fires (kernel time), KTIME_MAX
  *            when it is not armed; read without the lock to see a wall
  *            clock set past it (twheel_clocks_wall_due())
@@ -95,7 +97,8 @@ struct twheel_base {
  */
 struct twheel_clocks {
 	struct twheel_base *bases[TWHEEL_NR_CLOCKS];
-	s64 ns_offset[TWHEEL_NR_CLOCKS];
+	s64 mono_offset;
+	s64 boot_offset;
 	s64 armed_ns[TWHEEL_NR_CLOCKS];
 	s64 manual_ns;
 	u64 tick_ns;
@@ -199,7 +202,16 @@ s64 twheel_clock_now(struct twheel_clocks *clocks, u32 clock);
 /* The opener's namespace offset of @clock; none on a manual clock. */
 static inline s64 twheel_clocks_offset(struct twheel_clocks *clocks, u32 clock)
 {
-	return clocks->manual ? 0 : clocks->ns_offset[clock];
+	if (clocks->manual)
+		return 0;
+	switch (clock) {
+	case TWHEEL_CLK_MONOTONIC:
+		return clocks->mono_offset;
+	case TWHEEL_CLK_BOOTTIME:
+	case TWHEEL_CLK_BOOTTIME_ALARM:
+		return clocks->boot_offset;
+	}
+	return 0;
 }
 
 /**

@@ -182,7 +182,7 @@ static void twheel_base_hrtimer_only_wakes(struct kunit *test)
 static void twheel_base_alarm_wakes(struct kunit *test)
 {
 	struct twheel_ctx *ctx = ctx_new(test, 16);
-	struct ctx_records r = { };
+	struct ctx_records *r = ctx_recs(test);
 	s64 deadline = (ktime_get_boottime() / MS + 200) * MS;
 	struct twheel_base *base;
 	long left, got = 0;
@@ -198,12 +198,12 @@ static void twheel_base_alarm_wakes(struct kunit *test)
 		left = wait_event_timeout(*twheel_ctx_wqh(ctx),
 					  twheel_ctx_fired(ctx), 10 * HZ);
 		KUNIT_ASSERT_GT(test, left, 0L);
-		got = twheel_ctx_read(ctx, 16, ctx_emit, &r);
+		got = twheel_ctx_read(ctx, 16, ctx_emit, r);
 	}
 	KUNIT_ASSERT_EQ(test, got, 1L);
-	KUNIT_EXPECT_EQ(test, r.ev[0].cookie, 9ULL);
-	KUNIT_EXPECT_EQ(test, r.ev[0].clock, (u32)CLOCK_BOOTTIME_ALARM);
-	KUNIT_EXPECT_GE(test, r.ev[0].time_ns, deadline);
+	KUNIT_EXPECT_EQ(test, r->ev[0].cookie, 9ULL);
+	KUNIT_EXPECT_EQ(test, r->ev[0].clock, (u32)CLOCK_BOOTTIME_ALARM);
+	KUNIT_EXPECT_GE(test, r->ev[0].time_ns, deadline);
 	/* Empty: the alarm is stopped. */
 	KUNIT_EXPECT_FALSE(test, base->alarm.state & ALARMTIMER_STATE_ENQUEUED);
 	twheel_ctx_destroy(ctx);
@@ -214,10 +214,10 @@ static void twheel_base_alarm_wakes(struct kunit *test)
 	KUNIT_EXPECT_NULL(test,
 			  twheel_ctx_timers(ctx)->clocks.bases[TWHEEL_CLK_REALTIME_ALARM]);
 	ctx_advance(test, ctx, 5 * MS);
-	r.n = 0;
-	KUNIT_ASSERT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, &r), 1L);
-	KUNIT_EXPECT_EQ(test, r.ev[0].clock, (u32)CLOCK_REALTIME_ALARM);
-	KUNIT_EXPECT_EQ(test, r.ev[0].time_ns, 5 * MS);
+	r->n = 0;
+	KUNIT_ASSERT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, r), 1L);
+	KUNIT_EXPECT_EQ(test, r->ev[0].clock, (u32)CLOCK_REALTIME_ALARM);
+	KUNIT_EXPECT_EQ(test, r->ev[0].time_ns, 5 * MS);
 	twheel_ctx_destroy(ctx);
 }
 
