@@ -3597,8 +3597,19 @@ static void chaos_open(struct th *th)
 		if (chance(th, 40)) {
 			c.flags |= TWHEEL_CONFIG_TABLE;
 			if (chance(th, 70)) {
+				struct twheel_info in;
+
 				c.flags |= TWHEEL_CONFIG_MAX_TIMERS;
 				c.max_timers = 1 + rnd(th, 3000);
+				/*
+				 * At most the fd's maximum (EINVAL above): a
+				 * strict thread may have lowered max_timers
+				 * for the moment of this open (s_open()).
+				 */
+				memset(&in, 0, sizeof(in));
+				if (!xioctl(fd, TWHEEL_IOC_INFO, &in) &&
+				    c.max_timers > in.max_timers)
+					c.max_timers = in.max_timers;
 			}
 		}
 
