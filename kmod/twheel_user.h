@@ -33,7 +33,8 @@ struct twheel_user;
  * (512), six clock bases (512 each) with all 11 wheel levels (512 each),
  * its SUBMIT and LIST buffers (4096 each), its id index's last page, not
  * yet full (4096), its shared table's last page, not yet full (4096), its
- * struct file (256): 54016 bytes, rounded up. A slot: its largest timer
+ * clock-set state once it watches wall clock sets (two 64-byte objects),
+ * its struct file (256): 54144 bytes, rounded up. A slot: its largest timer
  * (56) with the memory cgroup's per-object accounting (8), the slot (8),
  * its table entry (8), its shares of the index's and the table's page
  * arrays (under 1): 81 bytes, rounded up.
