@@ -12,12 +12,25 @@
  * (fs.epoll.max_user_watches) and inotify instances and watches: whatever
  * the number of their processes and fds.
  *
- * A user is a kernel uid, the opener's effective uid (as epoll's and
- * inotify's counts, which follow cred->ucounts, keyed by euid). Not a
- * (user namespace, uid) pair: any user may create user namespaces, and a
- * module cannot add a counter to the kernel's ucounts, which charge every
- * namespace up to the initial one; counting by kuid is the bound no
- * namespace escapes. Containers whose uids map to one kuid share it.
+ * A user is a (user namespace, kernel uid) pair: the opener's user
+ * namespace and effective uid, as for the kernel's ucounts (inotify's
+ * limits). A charge goes to that pair and then, as inc_ucount() does, to
+ * the pair (parent namespace, the namespace's owner) above it, level by
+ * level up to the initial user namespace: whatever is done in a namespace
+ * counts against the user who created it, and against whoever created that
+ * user's namespace, so that no namespace escapes the limits (a user with
+ * 65536 subordinate ids has one budget, not 65536). The kernel's ucounts
+ * take no counter of a module's, so twheel keeps its own entries, one per
+ * pair charged by an open fd, each holding a reference on its namespace
+ * and pointing at the entry of the level above. The same limits apply at
+ * every level; as a level's counts are part of the level's above it, the
+ * initial namespace's is the one that binds (as for inotify, whose child
+ * namespaces have no limits of their own unless set in them).
+ *
+ * Root is a user like the others: uid 0 of the initial namespace has one
+ * budget for all of root's processes (and for the user namespaces they
+ * create), as for epoll's and inotify's limits; no capability is exempt.
+ * A machine whose services need more raises the limits.
  *
  * Limits, tunable at run time by root as sysctls fs.twheel.max_user_fds
  * and fs.twheel.max_user_timers (the same values as the module parameters
@@ -32,7 +45,9 @@
  * until they are under it again; it takes nothing away.
  *
  * An administrator sees every user's fds and slots in /proc/driver/twheel
- * (root only); a process sees its own in its fds' fdinfo.
+ * (root only), for the users of the initial namespace: their totals,
+ * everything done in the namespaces they created included; a process sees
+ * its own (those of its namespace and euid) in its fds' fdinfo.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -53,15 +68,22 @@
 #include "twheel_user.h"
 
 /**
- * struct twheel_user - what one user holds
+ * struct twheel_user - what one user holds, at one user namespace level
  * @node: in twheel_users, while @fds > 0
+ * @ns: the user namespace, referenced while the struct lives
  * @uid: the user
+ * @up: the entry of (@ns's parent, @ns's owner), which lives at least as
+ *      long as this one (every fd charged here is charged there); NULL in
+ *      the initial namespace. Set before the entry is first returned, then
+ *      constant.
  * @fds: open fds charged to the user; the struct lives while it is > 0
  *       (changed under twheel_users_lock)
  * @slots: timer slots held by those fds
  */
 struct twheel_user {
 	struct hlist_node node;
+	struct user_namespace *ns;
+	struct twheel_user *up;
 	kuid_t uid;
 	unsigned long fds;
 	atomic_long_t slots;
@@ -129,96 +151,197 @@ static struct ctl_table twheel_sysctls[] = {
 
 static struct ctl_table_header *twheel_sysctl_header;
 
-static struct twheel_user *twheel_user_find(kuid_t uid)
+static unsigned long twheel_user_key(struct user_namespace *ns, kuid_t uid)
+{
+	return (unsigned long)ns ^ __kuid_val(uid);
+}
+
+static struct twheel_user *twheel_user_find(struct user_namespace *ns,
+					    kuid_t uid)
 {
 	struct twheel_user *u;
 
-	hash_for_each_possible(twheel_users, u, node, __kuid_val(uid))
-		if (uid_eq(u->uid, uid))
+	lockdep_assert_held(&twheel_users_lock);
+	hash_for_each_possible(twheel_users, u, node, twheel_user_key(ns, uid))
+		if (u->ns == ns && uid_eq(u->uid, uid))
 			return u;
 	return NULL;
 }
 
+/*
+ * Under twheel_users_lock, for the levels from (@ns, @uid) up: how many
+ * have no entry yet (*@missing), and whether one is at max_user_fds.
+ */
+static bool twheel_user_fds_full(struct user_namespace *ns, kuid_t uid,
+				 unsigned int *missing)
+{
+	unsigned long max = READ_ONCE(max_user_fds);
+	struct twheel_user *u;
+	bool full = false;
+
+	*missing = 0;
+	for (; ns; uid = ns->owner, ns = ns->parent) {
+		u = twheel_user_find(ns, uid);
+		if (!u)
+			++*missing;
+		else if (u->fds >= max)
+			full = true;
+	}
+	return full;
+}
+
+/*
+ * Under twheel_users_lock: charge one fd to each level from (@ns, @uid)
+ * up, taking the levels' missing entries from *@pool (which holds enough).
+ * Return: the first level's entry.
+ */
+static struct twheel_user *twheel_user_charge_fd(struct user_namespace *ns,
+						 kuid_t uid,
+						 struct twheel_user **pool)
+{
+	struct twheel_user *u, *below = NULL, *first = NULL;
+
+	for (; ns; uid = ns->owner, ns = ns->parent) {
+		u = twheel_user_find(ns, uid);
+		if (!u) {
+			u = *pool;
+			*pool = u->up;
+			u->ns = get_user_ns(ns);
+			u->uid = uid;
+			u->up = NULL;
+			u->fds = 0;
+			atomic_long_set(&u->slots, 0);
+			hash_add(twheel_users, &u->node,
+				 twheel_user_key(ns, uid));
+		}
+		/* A new entry's level above is this one, found or added. */
+		if (below && !below->fds)
+			below->up = u;
+		if (below)
+			below->fds++;
+		if (!first)
+			first = u;
+		below = u;
+	}
+	below->fds++;
+	return first;
+}
+
 /**
- * twheel_user_open() - charge an fd being opened to the calling user
+ * twheel_user_open() - charge an fd being opened to the calling user, and
+ *                      to the creator of each user namespace above theirs
  *
  * Return: the user, to pass to twheel_user_close() when the fd is
- * closed; ERR_PTR(-EMFILE) when the user holds max_user_fds fds already;
- * ERR_PTR(-ENOMEM).
+ * closed; ERR_PTR(-EMFILE) when the user, or a namespace's creator above
+ * them, holds max_user_fds fds already (nothing charged); ERR_PTR(-ENOMEM).
  */
 struct twheel_user *twheel_user_open(void)
 {
+	struct user_namespace *ns = current_user_ns();
+	struct twheel_user *u, *pool = NULL;
+	unsigned int missing, pooled = 0;
 	kuid_t uid = current_euid();
-	struct twheel_user *u, *fresh = NULL;
 
 	for (;;) {
 		spin_lock(&twheel_users_lock);
-		u = twheel_user_find(uid);
-		if (!u && fresh) {
-			u = fresh;
-			fresh = NULL;
-			hash_add(twheel_users, &u->node, __kuid_val(uid));
+		if (twheel_user_fds_full(ns, uid, &missing)) {
+			u = ERR_PTR(-EMFILE);
+			goto unlock;
 		}
-		if (u)
+		if (missing <= pooled)
 			break;
 		spin_unlock(&twheel_users_lock);
-		fresh = kzalloc(sizeof(*fresh), TWHEEL_GFP);
-		if (!fresh)
-			return ERR_PTR(-ENOMEM);
-		fresh->uid = uid;
-		atomic_long_set(&fresh->slots, 0);
-	}
-	if (u->fds >= READ_ONCE(max_user_fds)) {
-		if (!u->fds) {
-			hash_del(&u->node);
-			fresh = u;
+		/* Allocated unlocked; the levels are looked at again after. */
+		while (pooled < missing) {
+			u = kmalloc(sizeof(*u), TWHEEL_GFP);
+			if (!u) {
+				u = ERR_PTR(-ENOMEM);
+				goto free;
+			}
+			u->up = pool;
+			pool = u;
+			pooled++;
 		}
-		u = ERR_PTR(-EMFILE);
-	} else {
-		u->fds++;
 	}
+	u = twheel_user_charge_fd(ns, uid, &pool);
+unlock:
 	spin_unlock(&twheel_users_lock);
-	kfree(fresh);
+free:
+	while (pool) {
+		struct twheel_user *next = pool->up;
+
+		kfree(pool);
+		pool = next;
+	}
 	return u;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_user_open);
 
 /**
- * twheel_user_close() - give back what a closed fd held
+ * twheel_user_close() - give back what a closed fd held, at every level
  * @u: its user, from twheel_user_open()
  * @slots: the timer slots it held, every one charged by
  *         twheel_user_charge_slot()
  */
 void twheel_user_close(struct twheel_user *u, u64 slots)
 {
-	bool last;
+	struct twheel_user *it, *up;
+	unsigned int gone = 0;
 
-	atomic_long_sub(slots, &u->slots);
+	for (it = u; it; it = it->up)
+		atomic_long_sub(slots, &it->slots);
 	spin_lock(&twheel_users_lock);
-	last = !--u->fds;
-	if (last)
-		hash_del(&u->node);
+	/* A level holds at least the fds of the one below: gone ones first. */
+	for (it = u; it; it = it->up) {
+		if (--it->fds)
+			continue;
+		hash_del(&it->node);
+		gone++;
+	}
 	spin_unlock(&twheel_users_lock);
-	if (last) {
-		WARN_ON_ONCE(atomic_long_read(&u->slots));
-		kfree(u);
+	for (it = u; gone--; it = up) {
+		up = it->up;
+		WARN_ON_ONCE(atomic_long_read(&it->slots));
+		put_user_ns(it->ns);
+		kfree(it);
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_user_close);
 
+/* Add 1 to @v unless that would take it above @max. */
+static bool twheel_inc_below(atomic_long_t *v, long max)
+{
+	long n = atomic_long_read(v);
+
+	do {
+		if (n >= max)
+			return false;
+	} while (!atomic_long_try_cmpxchg(v, &n, n + 1));
+	return true;
+}
+
 /**
- * twheel_user_charge_slot() - charge one more timer slot to a user
+ * twheel_user_charge_slot() - charge one more timer slot to a user, and to
+ *                             the creator of each user namespace above
  * @u: the user
  *
- * Return: true when charged; false when the user holds max_user_timers
- * slots already (nothing charged).
+ * Return: true when charged; false when the user, or a namespace's
+ * creator above them, holds max_user_timers slots already (nothing
+ * charged).
  */
 bool twheel_user_charge_slot(struct twheel_user *u)
 {
-	if (atomic_long_inc_return(&u->slots) <=
-	    (long)READ_ONCE(max_user_timers))
-		return true;
-	atomic_long_dec(&u->slots);
+	long max = READ_ONCE(max_user_timers);
+	struct twheel_user *it, *bad;
+
+	for (it = u; it; it = it->up)
+		if (!twheel_inc_below(&it->slots, max))
+			goto undo;
+	return true;
+undo:
+	bad = it;
+	for (it = u; it != bad; it = it->up)
+		atomic_long_dec(&it->slots);
 	return false;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_user_charge_slot);
@@ -229,13 +352,14 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_user_charge_slot);
  */
 void twheel_user_uncharge_slot(struct twheel_user *u)
 {
-	atomic_long_dec(&u->slots);
+	for (; u; u = u->up)
+		atomic_long_dec(&u->slots);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_user_uncharge_slot);
 
 /**
- * twheel_user_usage() - what a user holds now
- * @u: the user
+ * twheel_user_usage() - what a user holds now, in their own user namespace
+ * @u: the user (the levels above are not looked at)
  * @uid: set to the user's uid
  * @fds: set to their open fds
  * @slots: set to the timer slots those hold
@@ -251,7 +375,10 @@ void twheel_user_usage(const struct twheel_user *u, kuid_t *uid, u64 *fds,
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_user_usage);
 
-/* /proc/driver/twheel: one line per user holding a twheel fd. */
+/*
+ * /proc/driver/twheel: one line per user of the initial user namespace
+ * holding a twheel fd, there or in a namespace they created: their totals.
+ */
 static int twheel_users_show(struct seq_file *m, void *v)
 {
 	struct user_namespace *ns = seq_user_ns(m);
@@ -262,9 +389,12 @@ static int twheel_users_show(struct seq_file *m, void *v)
 		   READ_ONCE(max_user_fds), READ_ONCE(max_user_timers));
 	seq_puts(m, "uid\tfds\ttimers\n");
 	spin_lock(&twheel_users_lock);
-	hash_for_each(twheel_users, bkt, u, node)
+	hash_for_each(twheel_users, bkt, u, node) {
+		if (u->ns != &init_user_ns)
+			continue;
 		seq_printf(m, "%u\t%lu\t%ld\n", from_kuid_munged(ns, u->uid),
 			   u->fds, max(atomic_long_read(&u->slots), 0L));
+	}
 	spin_unlock(&twheel_users_lock);
 	return 0;
 }

@@ -2,14 +2,17 @@
 /*
  * twheel_user.h - what one user holds in twheel, and the per-user limits.
  *
- * A user is a kernel uid (kuid_t, the opener's effective uid), whatever
- * user namespace it is seen from. Every open /dev/twheel is charged to the
- * user who opened it, until it is closed; so is every timer slot its fds
- * hold (a timer's id slot, kept by its fd for the fd's next timer after
- * the timer ends; an fd holds as many as the most timers it has held at
- * once). Two limits, fs.twheel.max_user_fds (EMFILE at open) and
- * fs.twheel.max_user_timers (ENOSPC at add), bound what one user holds
- * over all their processes and fds; root changes them at run time.
+ * A user is a (user namespace, kernel uid) pair, as for the kernel's own
+ * ucounts: the opener's user namespace and effective uid. Every open
+ * /dev/twheel is charged to the user who opened it, and to each namespace's
+ * creator above it, level by level up to the initial user namespace, until
+ * it is closed; so is every timer slot its fds hold (a timer's id slot, kept
+ * by its fd for the fd's next timer after the timer ends; an fd holds as
+ * many as the most timers it has held at once). Two limits,
+ * fs.twheel.max_user_fds (EMFILE at open) and fs.twheel.max_user_timers
+ * (ENOSPC at add), bound what one user holds at each level over all their
+ * processes and fds, everything done in the namespaces they created
+ * included; root changes them at run time.
  */
 #ifndef _TWHEEL_USER_H
 #define _TWHEEL_USER_H
@@ -34,10 +37,12 @@ struct twheel_user;
  * its SUBMIT and LIST buffers (4096 each), its id index's last page, not
  * yet full (4096), its shared table's last page, not yet full (4096), its
  * clock-set state once it watches wall clock sets (two 64-byte objects),
- * its struct file (256): 54144 bytes, rounded up. A slot: its largest timer
- * (56) with the memory cgroup's per-object accounting (8), the slot (8),
- * its table entry (8), its shares of the index's and the table's page
- * arrays (under 1): 81 bytes, rounded up.
+ * its struct file (256), the per-user entries its open may create (one per
+ * user namespace level, at most 33 of 72 bytes: 64 and the memory cgroup's
+ * 8): 56520 bytes, rounded up. A slot: its largest timer (56) with the
+ * memory cgroup's per-object accounting (8), the slot (8), its table entry
+ * (8), its shares of the index's and the table's page arrays (under 1): 81
+ * bytes, rounded up.
  */
 #define TWHEEL_FD_MAX_BYTES	(56 * 1024)
 #define TWHEEL_TIMER_MAX_BYTES	88

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * twlimits.h - for the integration tests that change the per-user limits
- * (users.c, fdmem.c): run a case's body so that the limits are written
- * back whatever happens to it; read /proc/meminfo and shrink the slabs.
+ * (users.c, userns.c, fdmem.c): run a case's body so that the limits are
+ * written back whatever happens to it; set them; read /proc/driver/twheel;
+ * read /proc/meminfo and shrink the slabs.
  */
 #ifndef TWLIMITS_H
 #define TWLIMITS_H
@@ -100,7 +101,7 @@ static void restoring(void (*body)(void))
 }
 
 /* A /proc/meminfo value in kB. */
-static long long meminfo(const char *key)
+static inline long long meminfo(const char *key)
 {
 	char line[256];
 	size_t len = strlen(key);
@@ -117,13 +118,13 @@ static long long meminfo(const char *key)
 }
 
 /* Slab + VmallocUsed, in bytes. */
-static long long kmem_bytes(void)
+static inline long long kmem_bytes(void)
 {
 	return (meminfo("Slab") + meminfo("VmallocUsed")) * 1024;
 }
 
 /* Give every cache's empty slabs back, so that before and after compare. */
-static void shrink_slabs(void)
+static inline void shrink_slabs(void)
 {
 	DIR *d = opendir("/sys/kernel/slab");
 	struct dirent *e;
@@ -140,5 +141,147 @@ static void shrink_slabs(void)
 	}
 	closedir(d);
 }
+
+/*
+ * Setting the limits and reading /proc/driver/twheel line by line: for
+ * the programs that define TWLIMITS_USERS before including this.
+ */
+#ifdef TWLIMITS_USERS
+
+/* ---- reading and writing the limits ---- */
+
+static inline void set_limit_at(const char *file, int line, const char *path,
+			 long long v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lld", v);
+	if (twt_sysfs_write(path, buf))
+		twt_fail(file, line, "write %s to %s: %s", buf, path,
+			 strerror(errno));
+	if (twt_sysfs_read(path) != v)
+		twt_fail(file, line, "%s reads %lld after writing %lld", path,
+			 twt_sysfs_read(path), v);
+}
+
+#define set_limit(path, v)	set_limit_at(__FILE__, __LINE__, (path), (v))
+
+/* ---- /proc/driver/twheel ---- */
+
+/*
+ * Split "a\tb\tc\n" into n non-negative decimal numbers, exactly: no other
+ * character, no empty field. Return: 0, or -1 when the line is not so.
+ */
+static inline int parse_row(const char *line, long long *v, int n)
+{
+	const char *p = line;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		char *end;
+
+		if (*p < '0' || *p > '9')
+			return -1;
+		v[i] = strtoll(p, &end, 10);
+		if (*end != (i == n - 1 ? '\n' : '\t'))
+			return -1;
+		p = end + 1;
+	}
+	return *p ? -1 : 0;
+}
+
+struct users {
+	long long max_fds, max_timers;
+	int n;
+	long long row[64][3];	/* uid, fds, timers */
+};
+
+/* Read /proc/driver/twheel, checking its format line by line. */
+static inline void users_read_at(const char *file, int line, struct users *u)
+{
+	static const char *const head[] = {
+		"max_user_fds\t", "max_user_timers\t",
+	};
+	char buf[256];
+	int ln = 0;
+	FILE *f = fopen(PROC_USERS, "r");
+
+	if (!f)
+		twt_fail(file, line, "open %s: %s", PROC_USERS,
+			 strerror(errno));
+	memset(u, 0, sizeof(*u));
+	while (fgets(buf, sizeof(buf), f)) {
+		long long *lim = ln ? &u->max_timers : &u->max_fds;
+
+		if (ln < 2) {
+			size_t k = strlen(head[ln]);
+
+			if (strncmp(buf, head[ln], k) ||
+			    parse_row(buf + k, lim, 1))
+				twt_fail(file, line, "%s line %d: '%s'",
+					 PROC_USERS, ln + 1, buf);
+		} else if (ln == 2) {
+			if (strcmp(buf, "uid\tfds\ttimers\n"))
+				twt_fail(file, line, "%s line 3: '%s'",
+					 PROC_USERS, buf);
+		} else {
+			if (u->n == 64 || parse_row(buf, u->row[u->n], 3))
+				twt_fail(file, line, "%s line %d: '%s'",
+					 PROC_USERS, ln + 1, buf);
+			u->n++;
+		}
+		ln++;
+	}
+	fclose(f);
+	if (ln < 3)
+		twt_fail(file, line, "%s: %d lines", PROC_USERS, ln);
+}
+
+#define users_read(u)	users_read_at(__FILE__, __LINE__, (u))
+
+/* @uid's row: its index, or -1 when it has none (at most one). */
+static inline int users_find_at(const char *file, int line,
+				const struct users *u, long long uid)
+{
+	int i, found = -1;
+
+	for (i = 0; i < u->n; i++) {
+		if (u->row[i][0] != uid)
+			continue;
+		if (found >= 0)
+			twt_fail(file, line, "uid %lld listed twice", uid);
+		found = i;
+	}
+	return found;
+}
+
+/* /proc/driver/twheel lists @uid with exactly @fds fds and @timers slots. */
+#define CHECK_USER(uid, fds, timers) do {				\
+	struct users _u;						\
+	int _i;								\
+									\
+	users_read(&_u);						\
+	_i = users_find_at(__FILE__, __LINE__, &_u, (uid));		\
+	if (_i < 0)							\
+		twt_fail(__FILE__, __LINE__, "no line for uid %lld in %s", \
+			 (long long)(uid), PROC_USERS);			\
+	CHECK_EQ(_u.row[_i][1], (fds));					\
+	CHECK_EQ(_u.row[_i][2], (timers));				\
+} while (0)
+
+/* /proc/driver/twheel has no line for @uid. */
+#define CHECK_NO_USER(uid) do {						\
+	struct users _u;						\
+	int _i;								\
+									\
+	users_read(&_u);						\
+	_i = users_find_at(__FILE__, __LINE__, &_u, (uid));		\
+	if (_i >= 0)							\
+		twt_fail(__FILE__, __LINE__,				\
+			 "uid %lld still listed: %lld fds, %lld timers",	\
+			 (long long)(uid), _u.row[_i][1], _u.row[_i][2]); \
+} while (0)
+
+#endif /* TWLIMITS_USERS */
 
 #endif /* TWLIMITS_H */
