@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * users: the per-user limits (kmod/twheel_user.c). A user is the opener's
+ * users: the per-user limits (kmod/twheel_user.c), in the initial user
+ * namespace (userns.c: across namespaces). A user is the opener's
  * effective uid; every open /dev/twheel and every timer slot its fds hold
  * (an fd's slots: the most timers it has held at once) is charged to that
  * user, over all their processes, until the fd is closed.
