@@ -5,7 +5,8 @@
  * application's mapping.
  *
  * A utility of the timers layer; it calls nothing of twheel's but the
- * memory policy of twheel_user.h (TWHEEL_GFP). Every page is zeroed when
+ * memory policy of twheel_user.h (TWHEEL_GFP). twheel_table_page_mkwrite()
+ * is for the mapping's vm_operations_struct (twheel_dev.c). Every page is zeroed when
  * allocated (no kernel data reaches user space) and charged to the
  * caller's memory cgroup.
  */
@@ -16,6 +17,7 @@
 #include <linux/gfp.h>
 #include <linux/math.h>
 #include <linux/mm.h>
+#include <linux/pagemap.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <kunit/visibility.h>
@@ -123,6 +125,29 @@ struct page *twheel_table_page(const struct twheel_table *tab, u64 pgoff)
 	return page;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_table_page);
+
+/**
+ * twheel_table_page_mkwrite() - a page of the table about to be written
+ * @vmf: the write fault, on a page twheel_table_page() gave the mapping
+ *
+ * The table's mappings have this vm_operations_struct.page_mkwrite so
+ * that the fault does not stamp the device's inode: without one, the
+ * first write to a page through each of its mappings (do_shared_fault(),
+ * wp_page_shared()) calls file_update_time() on /dev/twheel, and every
+ * user could see when another one first stored into a table (the
+ * /dev/ptmx leak, CVE-2013-0160). The page is the table's own, never
+ * truncated nor written back: nothing to do but hand it back locked, as
+ * the caller expects (it takes an unlocked page without a mapping for a
+ * truncated one and retries the fault forever).
+ *
+ * Return: VM_FAULT_LOCKED, with the page locked.
+ */
+vm_fault_t twheel_table_page_mkwrite(struct vm_fault *vmf)
+{
+	lock_page(vmf->page);
+	return VM_FAULT_LOCKED;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_table_page_mkwrite);
 
 /**
  * twheel_table_free() - give the table's pages back

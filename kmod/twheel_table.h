@@ -53,6 +53,8 @@ struct twheel_table {
 int twheel_table_set_size(struct twheel_table *tab, u64 entries);
 int __twheel_table_back(struct twheel_table *tab, u32 slot);
 struct page *twheel_table_page(const struct twheel_table *tab, u64 pgoff);
+struct vm_fault;
+vm_fault_t twheel_table_page_mkwrite(struct vm_fault *vmf);
 void twheel_table_free(struct twheel_table *tab);
 
 /* Does the set have a table? */
