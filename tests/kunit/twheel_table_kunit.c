@@ -4,10 +4,14 @@
  * the timers): pages backed as slots grow, the entries the kernel writes,
  * and what an entry does when its timer's deadline tick comes due: push
  * back, cancel, nothing (another timer's tag, an earlier deadline, a
- * deadline out of range, a periodic timer's deadline).
+ * deadline out of range, a periodic timer's deadline); the count of
+ * timers ended by a cancel in their entry, which INFO and fdinfo read
+ * without looking at any entry; the mapping's page_mkwrite.
  */
 #include <kunit/test.h>
 #include <linux/mm.h>
+#include <linux/pagemap.h>
+#include <linux/seq_file.h>
 
 #include "twheel_kunit.h"
 
@@ -110,7 +114,8 @@ static void twheel_table_push_back_and_cancel(struct kunit *test)
 	WRITE_ONCE(*entry_of(ctx, c), TWHEEL_TABLE_DEADLINE(c, 5));
 	twheel_ctx_info(ctx, &info);
 	KUNIT_EXPECT_EQ(test, info.timers, 3ULL);
-	KUNIT_EXPECT_EQ(test, info.cancelled, 1ULL);
+	/* Counted when the kernel acts on it, not when stored. */
+	KUNIT_EXPECT_EQ(test, info.cancelled, 0ULL);
 	ctx_advance(test, ctx, 9 * MS);
 	KUNIT_EXPECT_FALSE(test, twheel_ctx_readable(ctx));
 	ctx_advance(test, ctx, MS);
@@ -119,7 +124,7 @@ static void twheel_table_push_back_and_cancel(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->ev[0].time_ns, 10 * MS);
 	twheel_ctx_info(ctx, &info);
 	KUNIT_EXPECT_EQ(test, info.timers, 1ULL);
-	KUNIT_EXPECT_EQ(test, info.cancelled, 0ULL);
+	KUNIT_EXPECT_EQ(test, info.cancelled, 1ULL);
 	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, b, NULL), -ENOENT);
 	KUNIT_EXPECT_EQ(test, *entry_of(ctx, b), 0ULL);
 	/* The pushed one: placed for tick 30, read once there. */
@@ -246,6 +251,99 @@ static void twheel_table_after_failed_adds(struct kunit *test)
 	twheel_ctx_destroy(ctx);
 }
 
+/* fdinfo's "cancelled:" value of @ctx, or -1 without that line. */
+static noinline long long show_cancelled(struct kunit *test,
+					 struct twheel_ctx *ctx)
+{
+	struct seq_file *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	char *p;
+	long long v;
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	m->size = PAGE_SIZE;
+	m->buf = kunit_kzalloc(test, m->size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m->buf);
+	twheel_ctx_show(ctx, m);
+	KUNIT_ASSERT_LT(test, m->count, m->size);
+	p = strstr(m->buf, "\ncancelled:\t");
+	if (!p)
+		return -1;
+	*strchrnul(p + 1, '\n') = 0;
+	if (kstrtoll(p + strlen("\ncancelled:\t"), 10, &v) == 0)
+		return v;
+	return -2;
+}
+
+/*
+ * INFO's and fdinfo's cancelled visit no entry (the bound of their work
+ * does not grow with the timers): with every one of 4096 entries saying
+ * cancelled they read 0 until the kernel acts on the entries at the
+ * timers' tick, then 4096; entries changed afterwards change nothing.
+ * A walk over the entries would read 4096 at once, and 0 at the end.
+ */
+static void twheel_table_cancelled_reads_no_entry(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_table(test);
+	struct twheel_info info = { };
+	u64 id, i;
+
+	for (i = 0; i < 4096; i++) {
+		KUNIT_ASSERT_EQ(test, ctx_add(ctx, i, 10 * MS, 0,
+					      CLOCK_MONOTONIC, &id), 0);
+		WRITE_ONCE(*entry_of(ctx, id), TWHEEL_TABLE_CANCELLED(id));
+	}
+	twheel_ctx_info(ctx, &info);
+	KUNIT_EXPECT_EQ(test, info.timers, 4096ULL);
+	KUNIT_EXPECT_EQ(test, info.cancelled, 0ULL);
+	KUNIT_EXPECT_EQ(test, show_cancelled(test, ctx), 0LL);
+	ctx_advance(test, ctx, 10 * MS);
+	twheel_ctx_info(ctx, &info);
+	KUNIT_EXPECT_EQ(test, info.timers, 0ULL);
+	KUNIT_EXPECT_EQ(test, info.cancelled, 4096ULL);
+	KUNIT_EXPECT_EQ(test, show_cancelled(test, ctx), 4096LL);
+	/* The entries are 0 now; the count is kept, not recounted. */
+	KUNIT_EXPECT_EQ(test, *entry_of(ctx, id), 0ULL);
+	twheel_ctx_info(ctx, &info);
+	KUNIT_EXPECT_EQ(test, info.cancelled, 4096ULL);
+	twheel_ctx_destroy(ctx);
+}
+
+/* Without a table: INFO's cancelled is 0 and fdinfo has no such line. */
+static void twheel_table_cancelled_without_table(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_new(test, 16);
+	struct twheel_info info = { };
+
+	twheel_ctx_info(ctx, &info);
+	KUNIT_EXPECT_EQ(test, info.cancelled, 0ULL);
+	KUNIT_EXPECT_EQ(test, show_cancelled(test, ctx), -1LL);
+	twheel_ctx_destroy(ctx);
+}
+
+/*
+ * page_mkwrite hands the page back locked with VM_FAULT_LOCKED: the
+ * fault code then neither retries (an unlocked page with no mapping
+ * reads as truncated) nor stamps the file (file_update_time()).
+ */
+static void twheel_table_page_mkwrite_locks(struct kunit *test)
+{
+	struct twheel_table tab = { };
+	struct vm_fault *vmf = kunit_kzalloc(test, sizeof(*vmf), GFP_KERNEL);
+	vm_fault_t ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, vmf);
+	KUNIT_ASSERT_EQ(test, twheel_table_set_size(&tab, 1), 0);
+	KUNIT_ASSERT_EQ(test, twheel_table_back(&tab, 0), 0);
+	vmf->page = twheel_table_page(&tab, 0);
+	KUNIT_ASSERT_NOT_NULL(test, vmf->page);
+	ret = twheel_table_page_mkwrite(vmf);
+	KUNIT_EXPECT_TRUE(test, ret == VM_FAULT_LOCKED);
+	KUNIT_EXPECT_TRUE(test, PageLocked(vmf->page));
+	unlock_page(vmf->page);
+	put_page(vmf->page);
+	twheel_table_free(&tab);
+}
+
 static struct kunit_case twheel_table_cases[] = {
 	KUNIT_CASE(twheel_table_after_failed_adds),
 	KUNIT_CASE(twheel_table_pages_backed_as_slots_grow),
@@ -254,6 +352,9 @@ static struct kunit_case twheel_table_cases[] = {
 	KUNIT_CASE(twheel_table_other_values_do_nothing),
 	KUNIT_CASE(twheel_table_periodic_takes_cancel_only),
 	KUNIT_CASE(twheel_table_config_rules),
+	KUNIT_CASE(twheel_table_cancelled_reads_no_entry),
+	KUNIT_CASE(twheel_table_cancelled_without_table),
+	KUNIT_CASE(twheel_table_page_mkwrite_locks),
 	{}
 };
 
