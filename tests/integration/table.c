@@ -19,10 +19,16 @@
  * Stores, on the manual clock: a later deadline pushes a one-shot timer
  * back (no record, re-placed at exactly that tick, only the last store
  * counts, again and again, 5000 timers of one tick at once), an earlier
- * one or one stored after the record was queued changes nothing; TWHEEL_TABLE_CANCELLED frees the timer at
- * its tick without a record, counted until then in info.timers,
- * info.cancelled, fdinfo's cancelled and against max_timers (ENOSPC);
- * CANCEL on it succeeds, MODIFY overrides it. Stores aimed at an ended
+ * one or one stored after the record was queued changes nothing;
+ * TWHEEL_TABLE_CANCELLED frees the timer at its tick without a record,
+ * counted until then in info.timers and against max_timers (ENOSPC),
+ * and from then on in info.cancelled and fdinfo's cancelled (the timers
+ * the kernel ended so, since the fd was opened: 100 000 timers, a third
+ * of them cancelled by a store, count exactly that third, no more for
+ * stale stores, CANCEL or MODIFY over a stored cancel, or reads);
+ * CANCEL on it succeeds, MODIFY overrides it. A value stored at the
+ * wrong index acts on that entry's timer when its bits 33 to 63 are
+ * that timer's (another live timer of the same generation). Stores aimed at an ended
  * timer of the same entry, 0 and garbage never touch the next timer;
  * random values with the right tag follow the header's rule exactly (the
  * D within 2^31 ticks of the present tick), never early, never twice.
@@ -42,7 +48,9 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "twtest.h"
 
@@ -51,6 +59,7 @@
 #endif
 
 #define MS		TWT_MS
+#define TWHEEL_DEVICE	"/dev/twheel"
 #define RW		(PROT_READ | PROT_WRITE)
 #define CFG_TABLE	TWHEEL_CONFIG_TABLE
 #define CFG_MANUAL	TWHEEL_CONFIG_MANUAL
@@ -741,11 +750,12 @@ static void cancel_by_store(void)
 				 CLOCK_MONOTONIC);
 	st(tab, ids[1], TWHEEL_TABLE_CANCELLED(ids[1]));
 	st(tab, ids[3], TWHEEL_TABLE_CANCELLED(ids[3]));
+	/* Not counted yet: the kernel has not read the stores. */
 	info = twt_info(fd);
 	CHECK_EQ(info.timers, 4);
-	CHECK_EQ(info.cancelled, 2);
+	CHECK_EQ(info.cancelled, 0);
 	CHECK_EQ(info.queued, 0);
-	CHECK_EQ(fdinfo_of(fd, "cancelled"), 2);
+	CHECK_EQ(fdinfo_of(fd, "cancelled"), 0);
 	CHECK_EQ(fdinfo_of(fd, "timers"), 4);
 	CHECK_EQ(fdinfo_of(fd, "table_size"), pgsz());
 	CHECK_EQ(fdinfo_of(fd, "table_bytes"), pgsz());
@@ -754,17 +764,17 @@ static void cancel_by_store(void)
 			      CLOCK_MONOTONIC, &x), ENOSPC);
 	CHECK_EQ(twt_query(fd, ids[1]).state, TWHEEL_STATE_PENDING);
 	adv_to(fd, 9 * MS);
-	CHECK_EQ(twt_info(fd).cancelled, 2);
+	CHECK_EQ(twt_info(fd).cancelled, 0);
 	CHECK_EQ(twt_info(fd).timers, 4);
 	CHECK_ERR(twt_add_raw(fd, 9, 100 * MS, TWHEEL_ABSTIME,
 			      CLOCK_MONOTONIC, &x), ENOSPC);
 	/* Their tick frees them, with no record. */
 	adv_to(fd, 10 * MS);
 	info = twt_info(fd);
-	CHECK_EQ(info.cancelled, 0);
+	CHECK_EQ(info.cancelled, 2);
 	CHECK_EQ(info.timers, 2);
 	CHECK_EQ(info.queued, 2);
-	CHECK_EQ(fdinfo_of(fd, "cancelled"), 0);
+	CHECK_EQ(fdinfo_of(fd, "cancelled"), 2);
 	CHECK_EQ(ld(tab, ids[1]), 0);
 	CHECK_EQ(ld(tab, ids[3]), 0);
 	CHECK_ERR(twt_query_raw(fd, ids[1], NULL), ENOENT);
@@ -785,6 +795,9 @@ static void cancel_by_store(void)
 	CHECK_EQ(ev[1].time_ns, 10 * MS);
 	CHECK_NONE_QUEUED(fd);
 	CHECK(more[0] != ids[1] && more[0] != ids[3]);
+	/* Ended timers stay counted: reads and new timers change nothing. */
+	CHECK_EQ(twt_info(fd).cancelled, 2);
+	CHECK_EQ(fdinfo_of(fd, "cancelled"), 2);
 	close(fd);
 }
 
@@ -802,7 +815,7 @@ static void cancel_then_ioctl(void)
 	st(tab, a, TWHEEL_TABLE_CANCELLED(a));
 	st(tab, b, TWHEEL_TABLE_CANCELLED(b));
 	st(tab, c, TWHEEL_TABLE_CANCELLED(c));
-	CHECK_EQ(twt_info(fd).cancelled, 3);
+	CHECK_EQ(twt_info(fd).cancelled, 0);
 	/* Every ioctl works on it as on any other. */
 	s = twt_query(fd, c);
 	CHECK_EQ(s.state, TWHEEL_STATE_PENDING);
@@ -811,16 +824,18 @@ static void cancel_then_ioctl(void)
 	CHECK_EQ(twt_cancel(fd, a), TWHEEL_STATE_PENDING);
 	CHECK_EQ(ld(tab, a), 0);
 	CHECK_ERR(twt_query_raw(fd, a, NULL), ENOENT);
-	CHECK_EQ(twt_info(fd).cancelled, 2);
+	/* Ended by CANCEL, not by its entry: not counted. */
+	CHECK_EQ(twt_info(fd).cancelled, 0);
 	CHECK_EQ(twt_info(fd).timers, 2);
 	CHECK_EQ(twt_modify(fd, b, 20 * MS, 0, TWHEEL_ABSTIME),
 		 TWHEEL_STATE_PENDING);
 	CHECK_EQ(ld(tab, b), TWHEEL_TABLE_DEADLINE(b, 20));
-	CHECK_EQ(twt_info(fd).cancelled, 1);
+	CHECK_EQ(twt_info(fd).cancelled, 0);
 	adv_to(fd, 10 * MS);
 	CHECK_NONE_QUEUED(fd);
 	CHECK_EQ(twt_info(fd).timers, 1);
-	CHECK_EQ(twt_info(fd).cancelled, 0);
+	/* Only c ended by its entry. */
+	CHECK_EQ(twt_info(fd).cancelled, 1);
 	CHECK_ERR(twt_query_raw(fd, c, NULL), ENOENT);
 	adv_to(fd, 19 * MS);
 	CHECK_NONE_QUEUED(fd);
@@ -828,6 +843,7 @@ static void cancel_then_ioctl(void)
 	expect_one(fd, b, 2, 20 * MS);
 	CHECK_NONE_QUEUED(fd);
 	CHECK_EQ(twt_timers(fd), 0);
+	CHECK_EQ(twt_info(fd).cancelled, 1);
 	close(fd);
 }
 
@@ -911,6 +927,7 @@ static void stale_stores(void)
 		expect_one(fd, id, round, t);
 		CHECK_NONE_QUEUED(fd);
 		CHECK_EQ(ld(tab, id), 0);
+		CHECK_EQ(twt_info(fd).cancelled, 0);
 		prev = id;
 	}
 	close(fd);
@@ -971,7 +988,7 @@ static void garbage_tagged(void)
 	}
 	printf("# %d timers: %d cancelled, %d pushed back (%d far)\n", GN,
 	       silent, pushed, far);
-	CHECK_EQ(twt_info(fd).cancelled, silent);
+	CHECK_EQ(twt_info(fd).cancelled, 0);
 	/*
 	 * Every tick up to GSTEPS, then each far deadline in order (all
 	 * within 2^31 ticks of each other, so none reads as another).
@@ -1016,7 +1033,7 @@ static void garbage_tagged(void)
 		CHECK_EQ(ld(tab, g[i].id), 0);
 	}
 	CHECK_EQ(twt_info(fd).timers, 0);
-	CHECK_EQ(twt_info(fd).cancelled, 0);
+	CHECK_EQ(twt_info(fd).cancelled, silent);
 	close(fd);
 }
 
@@ -1093,7 +1110,7 @@ static void periodic(void)
 	CHECK_EQ(s.period_ns, 10 * MS);
 	/* A cancel: it ends at its next deadline tick, no record. */
 	st(tab, p, TWHEEL_TABLE_CANCELLED(p));
-	CHECK_EQ(twt_info(fd).cancelled, 1);
+	CHECK_EQ(twt_info(fd).cancelled, 0);
 	adv_to(fd, 29 * MS);
 	CHECK_NONE_QUEUED(fd);
 	CHECK_EQ(twt_query(fd, p).state, TWHEEL_STATE_PENDING);
@@ -1102,7 +1119,7 @@ static void periodic(void)
 	CHECK_ERR(twt_query_raw(fd, p, NULL), ENOENT);
 	CHECK_EQ(ld(tab, p), 0);
 	CHECK_EQ(twt_info(fd).timers, 0);
-	CHECK_EQ(twt_info(fd).cancelled, 0);
+	CHECK_EQ(twt_info(fd).cancelled, 1);
 	adv_to(fd, 100 * MS);
 	CHECK_NONE_QUEUED(fd);
 
@@ -1113,6 +1130,7 @@ static void periodic(void)
 	adv_to(fd, 200 * MS);
 	CHECK_NONE_QUEUED(fd);
 	CHECK_ERR(twt_query_raw(fd, p, NULL), ENOENT);
+	CHECK_EQ(twt_info(fd).cancelled, 2);
 	close(fd);
 }
 
@@ -1234,7 +1252,7 @@ static void real_clock_read(void)
 	printf("# record %+.3f ms from the stored deadline\n",
 	       (ev[0].time_ns - d * MS) / 1e6);
 	CHECK_EQ(twt_timers(fd), 0);
-	CHECK_EQ(twt_info(fd).cancelled, 0);
+	CHECK_EQ(twt_info(fd).cancelled, 2);
 	CHECK_ERR(twt_query_raw(fd, b, NULL), ENOENT);
 	CHECK_ERR(twt_query_raw(fd, c, NULL), ENOENT);
 	close(fd);
@@ -1368,7 +1386,7 @@ static void munmap_running(void)
 	st(tab, a, TWHEEL_TABLE_DEADLINE(a, 15));
 	st(tab, c, TWHEEL_TABLE_CANCELLED(c));
 	CHECK_OK(munmap(tab, pg));
-	CHECK_EQ(twt_info(fd).cancelled, 1);
+	CHECK_EQ(twt_info(fd).cancelled, 0);
 	adv_to(fd, 10 * MS);
 	CHECK_NONE_QUEUED(fd);
 	adv_to(fd, 15 * MS);
@@ -1378,6 +1396,7 @@ static void munmap_running(void)
 	adv_to(fd, 30 * MS);
 	CHECK_NONE_QUEUED(fd);
 	CHECK_EQ(twt_timers(fd), 0);
+	CHECK_EQ(twt_info(fd).cancelled, 1);
 	d = twt_add(fd, 4, 40 * MS, TWHEEL_ABSTIME, CLOCK_MONOTONIC);
 	tab = map_table(fd, pg);
 	CHECK_EQ(ld(tab, d), TWHEEL_TABLE_DEADLINE(d, 40));
@@ -1414,10 +1433,11 @@ static void fork_store(void)
 	}
 	wait_ok(pid);
 	CHECK_EQ(ld(tab, a), TWHEEL_TABLE_DEADLINE(a, 30));
-	CHECK_EQ(twt_info(fd).cancelled, 1);
+	CHECK_EQ(twt_info(fd).cancelled, 0);
 	adv_to(fd, 10 * MS);
 	CHECK_NONE_QUEUED(fd);
 	CHECK_EQ(twt_timers(fd), 2);
+	CHECK_EQ(twt_info(fd).cancelled, 1);
 	adv_to(fd, 29 * MS);
 	CHECK_NONE_QUEUED(fd);
 	adv_to(fd, 30 * MS);
@@ -1549,6 +1569,378 @@ static void in_timens(int off_s)
 static void timens_minus_3s(void) { in_timens(-3); }
 static void timens_plus_100s(void) { in_timens(100); }
 
+/* ---- 14. what the tables' stores do not do ---- */
+
+/*
+ * The device's times: a store into a table never changes /dev/twheel's
+ * mtime or ctime (a write fault on a shared mapping without page_mkwrite
+ * stamps the file: any user would see when another one first stored
+ * into a table, as with /dev/ptmx, CVE-2013-0160). The times are set old
+ * first and the test waits past a second, so a stamp cannot look like
+ * the times it started with: first stores into fresh pages, a store
+ * after a load (a read-only pte made writable), in a child after fork(),
+ * after MADV_DONTNEED, after mprotect(PROT_READ) and back, in a second
+ * mapping.
+ */
+static int same_time(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+#define CHECK_UNSTAMPED(what) do {					\
+	struct stat _st;						\
+	CHECK_OK(stat(TWHEEL_DEVICE, &_st));				\
+	if (!same_time(&_st.st_mtim, &st0.st_mtim) ||			\
+	    !same_time(&_st.st_ctim, &st0.st_ctim))			\
+		printf("# %s: mtime %lld.%09ld ctime %lld.%09ld, were "	\
+		       "%lld.%09ld %lld.%09ld\n", (what),		\
+		       (long long)_st.st_mtim.tv_sec, _st.st_mtim.tv_nsec, \
+		       (long long)_st.st_ctim.tv_sec, _st.st_ctim.tv_nsec, \
+		       (long long)st0.st_mtim.tv_sec, st0.st_mtim.tv_nsec, \
+		       (long long)st0.st_ctim.tv_sec, st0.st_ctim.tv_nsec); \
+	CHECK(same_time(&_st.st_mtim, &st0.st_mtim));			\
+	CHECK(same_time(&_st.st_ctim, &st0.st_ctim));			\
+} while (0)
+
+static void stores_leave_device_times(void)
+{
+	const struct timespec old[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+	size_t pg = pgsz(), per = pg / 8;
+	uint64_t *tab, *tab2, ids[5 * 512];
+	struct stat st0, orig;
+	pid_t pid;
+	int fd, i;
+
+	CHECK(per <= 512);
+	CHECK_OK(stat(TWHEEL_DEVICE, &orig));
+	if (utimensat(AT_FDCWD, TWHEEL_DEVICE, old, 0))
+		twt_skip("cannot set the device's times (utimensat)");
+	CHECK_OK(stat(TWHEEL_DEVICE, &st0));
+	CHECK_EQ(st0.st_mtim.tv_sec, 1000000000);
+	/* Past a second: a stamp now differs from the ctime utimensat set. */
+	twt_sleep_ns(1100 * MS);
+	fd = open_table(CFG_MANUAL, MS, 5 * per);
+	for (i = 0; i < (int)(5 * per); i++)
+		ids[i] = twt_add(fd, i, 10 * MS, TWHEEL_ABSTIME,
+				 CLOCK_MONOTONIC);
+	CHECK_EQ(fdinfo_of(fd, "table_bytes"), 5 * pg);
+	CHECK_UNSTAMPED("adds");
+	tab = map_table(fd, 5 * pg);
+	/* A first store into a page never touched: a write fault. */
+	st(tab, ids[0], TWHEEL_TABLE_CANCELLED(ids[0]));
+	CHECK_UNSTAMPED("first store, page 0");
+	/* A load first, then a store: the read-only pte made writable. */
+	CHECK_EQ(ld(tab, ids[per]), TWHEEL_TABLE_DEADLINE(ids[per], 10));
+	CHECK_UNSTAMPED("load, page 1");
+	st(tab, ids[per], TWHEEL_TABLE_DEADLINE(ids[per], 20));
+	CHECK_UNSTAMPED("store after a load, page 1");
+	/* In a child: a page the parent wrote and one nobody touched. */
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		st(tab, ids[1], TWHEEL_TABLE_CANCELLED(ids[1]));
+		st(tab, ids[2 * per], TWHEEL_TABLE_CANCELLED(ids[2 * per]));
+		_exit(0);
+	}
+	wait_ok(pid);
+	CHECK_UNSTAMPED("stores in a child after fork");
+	CHECK_EQ(ld(tab, ids[2 * per]), TWHEEL_TABLE_CANCELLED(ids[2 * per]));
+	/* The pages zapped from the mapping, then stored into again. */
+	if (madvise(tab, 5 * pg, MADV_DONTNEED) == 0) {
+		CHECK_EQ(ld(tab, ids[1]), TWHEEL_TABLE_CANCELLED(ids[1]));
+		st(tab, ids[2], TWHEEL_TABLE_CANCELLED(ids[2]));
+		st(tab, ids[3 * per], TWHEEL_TABLE_CANCELLED(ids[3 * per]));
+		CHECK_UNSTAMPED("stores after MADV_DONTNEED");
+	} else {
+		printf("# MADV_DONTNEED: %s\n", strerror(errno));
+	}
+	/* Write-protected and writable again. */
+	CHECK_OK(mprotect(tab, 5 * pg, PROT_READ));
+	CHECK_OK(mprotect(tab, 5 * pg, RW));
+	st(tab, ids[3], TWHEEL_TABLE_CANCELLED(ids[3]));
+	CHECK_UNSTAMPED("store after mprotect");
+	/* A second mapping: its own first write faults. */
+	tab2 = map_table(fd, 5 * pg);
+	st(tab2, ids[4 * per], TWHEEL_TABLE_CANCELLED(ids[4 * per]));
+	st(tab2, ids[4], TWHEEL_TABLE_CANCELLED(ids[4]));
+	CHECK_UNSTAMPED("stores in a second mapping");
+	CHECK_EQ(ld(tab, ids[4 * per]), TWHEEL_TABLE_CANCELLED(ids[4 * per]));
+	/* And the stores all took effect. */
+	adv_to(fd, 10 * MS);
+	CHECK_EQ(twt_info(fd).cancelled, 8);
+	CHECK_EQ(twt_queued(fd), 5 * per - 9);
+	CHECK_EQ(twt_query(fd, ids[per]).deadline_ns, 20 * MS);
+	CHECK_UNSTAMPED("expiry");
+	close(fd);
+	munmap(tab2, 5 * pg);
+	munmap(tab, 5 * pg);
+	CHECK_UNSTAMPED("close and munmap");
+	/* Give the device its times back (ctime moves: utimensat's own). */
+	{
+		const struct timespec back[2] = { orig.st_atim, orig.st_mtim };
+
+		CHECK_OK(utimensat(AT_FDCWD, TWHEEL_DEVICE, back, 0));
+	}
+}
+
+/*
+ * info.cancelled and fdinfo's cancelled count the timers the kernel ended
+ * because their entry said TWHEEL_TABLE_CANCELLED, since the fd was
+ * opened: with 100 000 timers, a third cancelled by a store, another
+ * share by stale stores (the tag of another generation, or of another
+ * live timer's entry), one store-cancelled timer ended by CANCEL and one
+ * overridden by MODIFY, the count is exactly the third less those two,
+ * 0 until their tick and the same after every read. INFO and fdinfo
+ * visit no slot for it (O(1): see the header); this checks the value.
+ */
+#define BIGN		100000
+#define BIGBATCH	1024
+
+static void cancelled_count_100k(void)
+{
+	static struct twheel_op ops[BIGBATCH];
+	static uint64_t ids[BIGN];
+	uint64_t *tab, want = 0, x;
+	struct twheel_info info;
+	struct twheel_event ev[64];
+	size_t got = 0;
+	ssize_t r;
+	int fd, i, k;
+
+	fd = open_table(CFG_MANUAL, MS, BIGN);
+	tab = map_table(fd, twt_info(fd).table_size);
+	for (i = 0; i < BIGN; i += k) {
+		k = BIGN - i < BIGBATCH ? BIGN - i : BIGBATCH;
+		memset(ops, 0, sizeof(ops));
+		for (r = 0; r < k; r++) {
+			ops[r].op = TWHEEL_OP_ADD;
+			ops[r].flags = TWHEEL_ABSTIME;
+			ops[r].cookie = i + r;
+			ops[r].expires_ns = ((i + r) % 2 ? 10 : 20) * MS;
+			ops[r].clock = CLOCK_MONOTONIC;
+		}
+		CHECK_EQ(twt_submit_raw(fd, ops, k), k);
+		for (r = 0; r < k; r++) {
+			CHECK_EQ(ops[r].error, 0);
+			ids[i + r] = ops[r].id;
+		}
+	}
+	CHECK_EQ(twt_info(fd).timers, BIGN);
+	CHECK_ERR(twt_add_raw(fd, 0, 30 * MS, TWHEEL_ABSTIME,
+			      CLOCK_MONOTONIC, &x), ENOSPC);
+	for (i = 0; i < BIGN; i++) {
+		if (i % 3 == 0) {
+			st(tab, ids[i], TWHEEL_TABLE_CANCELLED(ids[i]));
+			want++;
+		} else if (i % 3 == 1 && i % 2) {
+			/* Another generation's cancel: nothing. */
+			st(tab, ids[i], TWHEEL_TABLE_CANCELLED(ids[i]) ^
+					(1ULL << 40));
+		}
+	}
+	info = twt_info(fd);
+	CHECK_EQ(info.cancelled, 0);
+	CHECK_EQ(info.timers, BIGN);
+	CHECK_EQ(fdinfo_of(fd, "cancelled"), 0);
+	/* Ended by CANCEL, overridden by MODIFY: neither counts. */
+	CHECK_EQ(twt_cancel(fd, ids[0]), TWHEEL_STATE_PENDING);
+	CHECK_EQ(twt_modify(fd, ids[3], 30 * MS, 0, TWHEEL_ABSTIME),
+		 TWHEEL_STATE_PENDING);
+	want -= 2;
+	adv_to(fd, 10 * MS);
+	info = twt_info(fd);
+	/* The odd ones, due at 10: a third of them were cancelled. */
+	for (i = 0, x = 0; i < BIGN; i++)
+		x += i % 2 && i % 3 == 0 && i != 3;
+	CHECK_EQ(info.cancelled, x);
+	CHECK_EQ(fdinfo_of(fd, "cancelled"), (long long)x);
+	adv_to(fd, 20 * MS);
+	info = twt_info(fd);
+	printf("# %d timers, %" PRIu64 " cancelled by a store\n", BIGN, want);
+	CHECK_EQ(info.cancelled, want);
+	CHECK_EQ(fdinfo_of(fd, "cancelled"), (long long)want);
+	CHECK_EQ(info.timers, BIGN - want - 1);
+	CHECK_EQ(info.queued, BIGN - want - 2);
+	while ((r = read(fd, ev, sizeof(ev))) > 0)
+		got += r / TWT_EV_SIZE;
+	CHECK_EQ(r, -1);
+	CHECK_EQ(errno, EAGAIN);
+	CHECK_EQ(got, BIGN - want - 2);
+	adv_to(fd, 30 * MS);
+	expect_one(fd, ids[3], 3, 30 * MS);
+	info = twt_info(fd);
+	CHECK_EQ(info.timers, 0);
+	CHECK_EQ(info.cancelled, want);
+	CHECK_EQ(fdinfo_of(fd, "cancelled"), (long long)want);
+	close(fd);
+}
+
+/*
+ * The tag is the id's bits 33 to 63 alone: a value made for another live
+ * timer of the same generation, stored at this timer's index, acts on
+ * this timer; one of another generation (an ended timer's) never does.
+ */
+static void tag_wrong_index(void)
+{
+	uint64_t *tab, a, b, c;
+	int fd;
+
+	fd = manual_table(8, &tab);
+	a = twt_add(fd, 1, 10 * MS, TWHEEL_ABSTIME, CLOCK_MONOTONIC);
+	b = twt_add(fd, 2, 10 * MS, TWHEEL_ABSTIME, CLOCK_MONOTONIC);
+	c = twt_add(fd, 3, 10 * MS, TWHEEL_ABSTIME, CLOCK_MONOTONIC);
+	CHECK(TWHEEL_TABLE_INDEX(a) != TWHEEL_TABLE_INDEX(b));
+	if (TWHEEL_TABLE_TAG(a) != TWHEEL_TABLE_TAG(b) ||
+	    TWHEEL_TABLE_TAG(a) != TWHEEL_TABLE_TAG(c))
+		twt_skip("fresh slots of other generations");
+	/* a's cancel at b's index, a's deadline at c's: they act on b, c. */
+	st(tab, b, TWHEEL_TABLE_CANCELLED(a));
+	st(tab, c, TWHEEL_TABLE_DEADLINE(a, 40));
+	adv_to(fd, 10 * MS);
+	expect_one(fd, a, 1, 10 * MS);
+	CHECK_ERR(twt_query_raw(fd, b, NULL), ENOENT);
+	CHECK_EQ(twt_info(fd).cancelled, 1);
+	CHECK_EQ(twt_query(fd, c).deadline_ns, 40 * MS);
+	adv_to(fd, 40 * MS);
+	expect_one(fd, c, 3, 40 * MS);
+	close(fd);
+}
+
+/*
+ * A PROT_READ mapping: allowed on an fd open for reading and writing;
+ * it shows the entries, a store raises SIGSEGV and changes nothing,
+ * mprotect() may make it writable. On an O_RDONLY fd a shared mapping
+ * is EACCES with PROT_WRITE and EINVAL without (mmap makes it private);
+ * on an O_WRONLY fd, EACCES.
+ */
+static void prot_read_mapping(void)
+{
+	size_t pg = pgsz();
+	uint64_t *tab, id;
+	int fd, ro, wo, status;
+	pid_t pid;
+
+	fd = open_table(CFG_MANUAL, MS, 8);
+	id = twt_add(fd, 1, 10 * MS, TWHEEL_ABSTIME, CLOCK_MONOTONIC);
+	tab = mmap(NULL, pg, PROT_READ, MAP_SHARED, fd, 0);
+	CHECK(tab != MAP_FAILED);
+	CHECK_EQ(ld(tab, id), TWHEEL_TABLE_DEADLINE(id, 10));
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		st(tab, id, TWHEEL_TABLE_CANCELLED(id));
+		_exit(0);
+	}
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+	CHECK_EQ(ld(tab, id), TWHEEL_TABLE_DEADLINE(id, 10));
+	CHECK_OK(mprotect(tab, pg, RW));
+	st(tab, id, TWHEEL_TABLE_DEADLINE(id, 20));
+	adv_to(fd, 10 * MS);
+	CHECK_NONE_QUEUED(fd);
+	adv_to(fd, 20 * MS);
+	expect_one(fd, id, 1, 20 * MS);
+	munmap(tab, pg);
+	close(fd);
+
+	ro = open(TWHEEL_DEVICE, O_RDONLY);
+	CHECK_OK(ro);
+	CHECK_OK(config_raw(ro, MS, CFG_TABLE | CFG_MAX, 8));
+	CHECK_ERR(try_map(ro, pg, RW, MAP_SHARED, 0), EACCES);
+	CHECK_ERR(try_map(ro, pg, PROT_READ, MAP_SHARED, 0), EINVAL);
+	close(ro);
+	wo = open(TWHEEL_DEVICE, O_WRONLY);
+	CHECK_OK(wo);
+	CHECK_OK(config_raw(wo, MS, CFG_TABLE | CFG_MAX, 8));
+	CHECK_ERR(try_map(wo, pg, RW, MAP_SHARED, 0), EACCES);
+	CHECK_ERR(try_map(wo, pg, PROT_READ, MAP_SHARED, 0), EACCES);
+	close(wo);
+}
+
+/* Id 0 (a clock-set record's) is no timer: every ioctl on it ENOENT. */
+static void id_zero(void)
+{
+	struct twheel_op op;
+	uint64_t *tab;
+	int fd;
+
+	fd = manual_table(8, &tab);
+	twt_add(fd, 1, 10 * MS, TWHEEL_ABSTIME, CLOCK_MONOTONIC);
+	CHECK_ERR(twt_query_raw(fd, 0, NULL), ENOENT);
+	CHECK_ERR(twt_cancel_raw(fd, 0, 0, NULL), ENOENT);
+	CHECK_ERR(twt_modify_raw(fd, 0, 0, 20 * MS, 0, TWHEEL_ABSTIME, NULL),
+		  ENOENT);
+	memset(&op, 0, sizeof(op));
+	op.op = TWHEEL_OP_CANCEL;
+	CHECK_EQ(twt_submit_raw(fd, &op, 1), 1);
+	CHECK_EQ(op.error, -ENOENT);
+	CHECK_EQ(twt_timers(fd), 1);
+	close(fd);
+}
+
+/*
+ * A closed fd whose table is still mapped is an open file: the sysfs
+ * fds counter and the user's fds count it until the last munmap.
+ */
+static void closed_mapped_counts(void)
+{
+	size_t pg = pgsz();
+	long long fds0, fds1;
+	uint64_t *tab;
+	int fd;
+
+	fds0 = twt_sysfs_read("/sys/class/misc/twheel/stats/fds");
+	if (fds0 < 0)
+		twt_skip("no /sys/class/misc/twheel/stats/fds");
+	fd = open_table(0, MS, 8);
+	tab = map_table(fd, pg);
+	fds1 = twt_sysfs_read("/sys/class/misc/twheel/stats/fds");
+	CHECK_EQ(fds1, fds0 + 1);
+	close(fd);
+	CHECK_EQ(twt_sysfs_read("/sys/class/misc/twheel/stats/fds"), fds1);
+	CHECK_OK(munmap(tab, pg));
+	CHECK_EQ(twt_sysfs_read("/sys/class/misc/twheel/stats/fds"), fds0);
+}
+
+/*
+ * The present a stored D is read against is the time the wheel is
+ * brought to when the kernel reads the entry: within one ADVANCE longer
+ * than 2^31 ticks past the deadline, the ADVANCE's end, not the timer's
+ * deadline tick. D = placed + 2^31 - 1, read at the end E = 2^32 + 100,
+ * is the tick 2^32 + 2^31 + 9 (the one within 2^31 ticks of E): the
+ * timer is pushed there, with no record at E. Stepped to the placed tick
+ * first, the same store is the tick 2^31 + 9, where its record comes.
+ */
+static void long_advance_present(void)
+{
+	const int64_t h = 1LL << 31, w = 1LL << 32, e = w + 100;
+	uint64_t *tab, id;
+	int fd;
+
+	fd = manual_table(8, &tab);
+	id = twt_add(fd, 1, 10 * MS, TWHEEL_ABSTIME, CLOCK_MONOTONIC);
+	st(tab, id, TWHEEL_TABLE_DEADLINE(id, 10 + h - 1));
+	adv_to(fd, e * MS);
+	CHECK_NONE_QUEUED(fd);
+	CHECK_EQ(twt_query(fd, id).deadline_ns, (w + h + 9) * MS);
+	CHECK_EQ(twt_info(fd).timers, 1);
+	close(fd);
+
+	fd = manual_table(8, &tab);
+	id = twt_add(fd, 1, 10 * MS, TWHEEL_ABSTIME, CLOCK_MONOTONIC);
+	st(tab, id, TWHEEL_TABLE_DEADLINE(id, 10 + h - 1));
+	adv_to(fd, 10 * MS);
+	CHECK_NONE_QUEUED(fd);
+	CHECK_EQ(twt_query(fd, id).deadline_ns, (h + 9) * MS);
+	adv_to(fd, (h + 8) * MS);
+	CHECK_NONE_QUEUED(fd);
+	adv_to(fd, (h + 9) * MS);
+	expect_one(fd, id, 1, (h + 9) * MS);
+	close(fd);
+}
+
 TWT_MAIN("table",
 	 TWT_CASE(setup_sizes),
 	 TWT_CASE(setup_without_flag),
@@ -1576,4 +1968,11 @@ TWT_MAIN("table",
 	 TWT_CASE(fork_store),
 	 TWT_CASE(two_processes),
 	 TWT_CASE(timens_minus_3s),
-	 TWT_CASE(timens_plus_100s))
+	 TWT_CASE(timens_plus_100s),
+	 TWT_CASE(stores_leave_device_times),
+	 TWT_CASE(cancelled_count_100k),
+	 TWT_CASE(tag_wrong_index),
+	 TWT_CASE(prot_read_mapping),
+	 TWT_CASE(id_zero),
+	 TWT_CASE(closed_mapped_counts),
+	 TWT_CASE(long_advance_present))
