@@ -100,14 +100,30 @@
  * TWHEEL_TABLE_DEADLINE(id, D): the timer's deadline is tick D: the time
  *	D * tick_ns on the timer's clock, in the opener's time namespace
  *	(on a TWHEEL_CONFIG_MANUAL fd, on the manual clock). Only D's low 32
- *	bits are stored: the kernel takes them for the D within 2^31 ticks
- *	before or after the present tick (the present time divided by
- *	tick_ns, rounded down), so a deadline 2^31 ticks or more ahead
- *	needs TWHEEL_IOC_MODIFY (stored, it reads as a deadline passed).
+ *	bits are stored: the kernel takes them for the D from 2^31 ticks
+ *	before the present tick P to 2^31 - 1 ticks after it (P - 2^31 <= D
+ *	< P + 2^31), so a deadline 2^31 ticks or more ahead needs
+ *	TWHEEL_IOC_MODIFY (stored, it reads as a deadline passed). P is the
+ *	time the kernel brings the fd's wheel up to when it reads the entry,
+ *	divided by tick_ns, rounded down: not the timer's deadline tick, but
+ *	on a manual clock the time TWHEEL_IOC_ADVANCE moves the clock to,
+ *	and on a real clock the time of the update that finds the timer due
+ *	(see "Delivery": on an fd nobody waits on, when it is next used). So
+ *	when that time is more than 2^31 ticks after a deadline stored (one
+ *	ADVANCE longer than that, an fd left unused that long: 35.8 minutes
+ *	at a 1 us tick), the stored D reads as a tick 2^32 (or a multiple)
+ *	later, and the timer is placed there.
  * TWHEEL_TABLE_CANCELLED(id): the timer is cancelled.
- * A value whose bits 33 to 63 differ from those of the id (any value
- *	the application did not make for this very timer: a store aimed at
- *	an earlier timer of the entry, 0, garbage) means nothing for it.
+ * A value whose bits 33 to 63 (its tag) differ from those of the id
+ *	means nothing for it: 0, most garbage, and any store aimed at an
+ *	earlier timer of the entry (every timer that takes an entry has
+ *	another tag than the ones before it there). The tag is all the
+ *	kernel compares: the value holds no index. So the tag protects an
+ *	entry's timer against stale stores into its reused entry, not
+ *	against stores at the wrong index: timers in different entries may
+ *	have the same tag (a generation), and a value made for one of them,
+ *	stored in another's entry, acts on that entry's timer as if made
+ *	for it.
  *
  * The kernel writes TWHEEL_TABLE_DEADLINE(id, D) when TWHEEL_IOC_ADD or
  * TWHEEL_IOC_MODIFY (alone or in a batch) sets the timer's deadline (D:
@@ -122,12 +138,12 @@
  *   than the one placed takes TWHEEL_IOC_MODIFY: a store cannot move a
  *   timer forward.
  * - a cancelled timer (one-shot or periodic): it ends there, with no
- *   record, as if TWHEEL_IOC_CANCEL had cancelled it then. Until that
- *   tick it is a live timer: it counts in struct twheel_info.timers
- *   (and struct twheel_info.cancelled), against the fd's and the user's
- *   maximums, and every ioctl works on it as on any other (TWHEEL_IOC_
- *   MODIFY writes a deadline over the cancel, TWHEEL_IOC_CANCEL ends it
- *   at once).
+ *   record, as if TWHEEL_IOC_CANCEL had cancelled it then, and counts in
+ *   struct twheel_info.cancelled from then on. Until that tick it is a
+ *   live timer: it counts in struct twheel_info.timers, against the
+ *   fd's and the user's maximums, and every ioctl works on it as on any
+ *   other (TWHEEL_IOC_MODIFY writes a deadline over the cancel,
+ *   TWHEEL_IOC_CANCEL ends it at once).
  * - any other value: the timer expires as it would without a table; a
  *   periodic timer ignores deadlines stored.
  *
@@ -145,22 +161,38 @@
  * reads each entry as a plain value: whatever is stored, a timer never
  * expires before its deadline and never more than once per deadline.
  *
+ * Id 0 (a record of wall clock sets: TWHEEL_CONFIG_CLOCK_SET) is no
+ * timer: it has no entry (TWHEEL_TABLE_INDEX(0) is no index), and
+ * TWHEEL_IOC_QUERY, TWHEEL_IOC_MODIFY and TWHEEL_IOC_CANCEL on it, alone
+ * or in a batch, fail with ENOENT.
+ *
  * The mapping: offset 0, a length up to struct twheel_info.table_size
  * (the table's size: max_timers entries, rounded up to the page size),
  * MAP_SHARED, PROT_READ and PROT_WRITE. EINVAL for another offset, a
  * longer length or MAP_PRIVATE; EPERM for PROT_EXEC (and mprotect(2)
- * cannot add it later: EACCES); ENODEV on an fd without a table.
- * mremap(2) may move or shrink the mapping, not grow it (EFAULT). Only
+ * cannot add it later: EACCES); ENODEV on an fd without a table. On an
+ * fd opened O_RDWR, PROT_READ alone is allowed too: the entries can be
+ * read, a store raises SIGSEGV and changes nothing, and mprotect(2) may
+ * add PROT_WRITE later. On an fd opened O_RDONLY, PROT_WRITE is EACCES
+ * and PROT_READ alone EINVAL (mmap(2) makes a shared mapping of a
+ * read-only file private); on an O_WRONLY fd, EACCES. Stores never
+ * change the times of /dev/twheel (its mtime and ctime), so they show
+ * nothing to other users. mremap(2) may move or shrink the mapping,
+ * not grow it (EFAULT). Only
  * the pages of entries the fd's slots have used are backed: touching a
  * page beyond them raises SIGBUS (an entry of a timer the fd has given
  * an id is always backed). An add that would need a slot beyond the table
  * (possible only once slots were retired, their ids' generations used up)
  * fails with ENOSPC. The mapping holds the fd's timer set as an
  * open fd does: after close(2) its timers keep running until the last
- * mapping is unmapped too. After fork(2), or in another process the fd
- * was passed to, every mapping of the fd is the same table. munmap(2)
- * changes nothing for the timers: the kernel keeps the table until the
- * fd and its mappings are gone.
+ * mapping is unmapped too, and until then the file is open: it counts
+ * in the fds counter of /sys/class/misc/twheel/stats, in its user's fds
+ * (fdinfo's user_fds) and against fs.twheel.max_user_fds. After
+ * fork(2), or in another process the fd was passed to, every mapping of
+ * the fd is the same table. munmap(2) changes nothing for the timers:
+ * the kernel keeps the table until the fd and its mappings are gone.
+ * Once the table was mapped, TWHEEL_IOC_CONFIG fails with EBUSY, also
+ * after every mapping is unmapped.
  *
  * ABI version 2 (TWHEEL_VERSION 0.3) changed version 1: clocks are
  * clockid_t values (version 1 had its own numbering); struct twheel_add
@@ -521,17 +553,24 @@ struct twheel_submit {
  * An IORING_OP_URING_CMD on a twheel fd, when struct twheel_info.features
  * has TWHEEL_FEATURE_URING: sqe->cmd_op is any TWHEEL_IOC_* command and
  * the SQE's command area (sqe->cmd, 16 bytes) holds this struct. The
- * command is done as ioctl(2) does it, at once, by the submitting task (or
- * an io_uring worker thread of its process): the CQE's res is what the
- * ioctl returns (0, a count or an outcome; -errno on failure, -ENOTTY for
- * a command twheel does not have), and its results are written into the
+ * command is done as ioctl(2) does it: the CQE's res is what the ioctl
+ * returns (0, a count or an outcome; -errno on failure, -ENOTTY for a
+ * command twheel does not have), and its results are written into the
  * argument struct exactly as the ioctl writes them. The argument struct
- * must stay valid until the CQE is posted.
+ * must stay valid until the CQE is posted. It is done by the submitting
+ * task, never sleeping there, when it can be at once: an ADD, MODIFY,
+ * CANCEL, QUERY or a SUBMIT of one operation, with the fd's lock free,
+ * the argument in memory and at most one chunk of wheel work due; else
+ * (and always for INFO, LIST, CONFIG, ADVANCE and larger batches) by an
+ * io_uring worker thread of its process.
  *
  * Reads through io_uring (IORING_OP_READ, READV) follow read(2); with
- * TWHEEL_FEATURE_URING they are tried at once, without blocking, and when
+ * TWHEEL_FEATURE_URING they are tried at once, never sleeping, and when
  * no record is queued io_uring waits for one by poll, with no worker
- * thread, on a blocking fd as on an O_NONBLOCK one.
+ * thread, on a blocking fd as on an O_NONBLOCK one. A try that would
+ * sleep (the fd's lock busy, a page of the buffer not in memory, more
+ * than one chunk of wheel work before a record is known) reads nothing
+ * and io_uring tries again after poll or from a worker thread.
  */
 struct twheel_uring_cmd {
 	__u64 arg;
@@ -702,10 +741,15 @@ struct twheel_event {
  * @max_batch: out: TWHEEL_MAX_BATCH
  * @table_size: out: the size in bytes of the fd's shared timer table (a
  *	multiple of the page size), 0 when it has none
- * @cancelled: out: the timers whose table entry holds
- *	TWHEEL_TABLE_CANCELLED (counted in @timers until their deadline
- *	tick frees them), as a pass over the table counts them during the
- *	call
+ * @cancelled: out: the timers the kernel has ended because their table
+ *	entry held TWHEEL_TABLE_CANCELLED(id) when their deadline tick came
+ *	due, since the fd was opened; 0 without a table. A store counts
+ *	when it takes effect, not when it is made (the kernel does not see
+ *	it then); a timer ended otherwise (TWHEEL_IOC_CANCEL, a read, its
+ *	cancel overwritten before that tick) never counts, and the count
+ *	never goes down. The kernel keeps it as timers end: reading it
+ *	(here or in fdinfo) visits no timer slot and no table entry, O(1)
+ *	whatever the number of timers
  *
  * The first 40 bytes are those of ABI version 1, so a program of any
  * version can read @version first.
