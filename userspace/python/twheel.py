@@ -398,7 +398,7 @@ class Info(NamedTuple):
     status_size: int
     max_batch: int
     table_size: int     # bytes of the fd's shared timer table, 0: none
-    cancelled: int      # timers cancelled by a table store, not yet freed
+    cancelled: int      # timers the kernel ended for a table cancel, ever
 
     @property
     def manual(self) -> bool:

@@ -232,7 +232,9 @@ pub struct Info {
     pub max_batch: u32,
     /// The size in bytes of the fd's shared timer table (0: none).
     pub table_size: u64,
-    /// The timers cancelled by a table store, not yet freed.
+    /// The timers the kernel has ended because their table entry said
+    /// cancelled when their deadline tick came due, since the fd was
+    /// opened (kept as they end: reading it is O(1)).
     pub cancelled: u64,
 }
 
