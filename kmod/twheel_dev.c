@@ -11,7 +11,10 @@
  * accounting at open and close. No copy waits on a page fault while the
  * context's lock is held: results written under it are copied with page
  * faults disabled, and on a fault the operation is undone, the page
- * faulted in with no lock held, and the call retried.
+ * faulted in with no lock held, and the call retried. io_uring's inline
+ * issue (IO_URING_F_NONBLOCK) and reads with IOCB_NOWAIT never sleep: the
+ * lock is only tried, a page not in memory is not faulted in, and at
+ * most one chunk of wheel work is done; what would wait is -EAGAIN.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -88,7 +91,8 @@ static int twheel_open(struct inode *inode, struct file *file)
 	file->private_data = ctx;
 	/* Reads honour IOCB_NOWAIT: io_uring tries them inline. */
 	file->f_mode |= FMODE_NOWAIT;
-	return nonseekable_open(inode, file);
+	/* No position: read(2) takes no f_pos lock, pread(2) is ESPIPE. */
+	return stream_open(inode, file);
 }
 
 static int twheel_release(struct inode *inode, struct file *file)
@@ -98,7 +102,7 @@ static int twheel_release(struct inode *inode, struct file *file)
 }
 
 static long twheel_ioctl_list(struct twheel_ctx *ctx, void __user *uarg,
-			      size_t usize)
+			      size_t usize, bool nowait)
 {
 	const size_t size = sizeof(struct twheel_status);
 	struct twheel_status __user *ust;
@@ -107,6 +111,10 @@ static long twheel_ioctl_list(struct twheel_ctx *ctx, void __user *uarg,
 	u64 cursor, next;
 	u32 count = 0, n;
 	int ret;
+
+	/* Chunks of wheel work and copies between them: io_uring's worker. */
+	if (nowait)
+		return -EAGAIN;
 
 	ret = twheel_copy_in(&req, sizeof(req), uarg, usize,
 			     TWHEEL_LIST_SIZE_VER2, true);
@@ -143,10 +151,14 @@ static long twheel_ioctl_list(struct twheel_ctx *ctx, void __user *uarg,
 }
 
 static long twheel_ioctl_config(struct twheel_ctx *ctx, void __user *uarg,
-				size_t usize)
+				size_t usize, bool nowait)
 {
 	struct twheel_config req;
 	int ret;
+
+	/* It may allocate a table and wait for the lock: io_uring's worker. */
+	if (nowait)
+		return -EAGAIN;
 
 	ret = twheel_copy_in(&req, sizeof(req), uarg, usize,
 			     TWHEEL_CONFIG_SIZE_VER2, false);
@@ -179,13 +191,17 @@ static int twheel_advance_out(void *arg, s64 now_ns)
 }
 
 static long twheel_ioctl_advance(struct twheel_ctx *ctx, void __user *uarg,
-				 size_t usize)
+				 size_t usize, bool nowait)
 {
 	struct twheel_advance req;
 	struct twheel_single s = {
 		.uarg = uarg, .len = min(usize, sizeof(req)),
 	};
 	int ret;
+
+	/* Every timer due is queued before it returns: io_uring's worker. */
+	if (nowait)
+		return -EAGAIN;
 
 	ret = twheel_copy_in(&req, sizeof(req), uarg, usize,
 			     TWHEEL_ADVANCE_SIZE_VER2, true);
@@ -202,9 +218,13 @@ static long twheel_ioctl_advance(struct twheel_ctx *ctx, void __user *uarg,
 }
 
 static long twheel_ioctl_info(struct twheel_ctx *ctx, void __user *uarg,
-			      size_t usize)
+			      size_t usize, bool nowait)
 {
 	struct twheel_info info;
+
+	/* It waits for the lock and the wheels' update: io_uring's worker. */
+	if (nowait)
+		return -EAGAIN;
 
 	if (usize < TWHEEL_INFO_SIZE_VER0)
 		return -EINVAL;
@@ -240,9 +260,14 @@ static long twheel_ioctl_info(struct twheel_ctx *ctx, void __user *uarg,
 	return twheel_copy_out(uarg, usize, &info, sizeof(info));
 }
 
-/* A command: its handler, and the direction its number must carry. */
+/*
+ * A command: its handler, and the direction its number must carry. With
+ * nowait (io_uring's inline issue), the handler never sleeps: it does the
+ * command, or nothing and returns -EAGAIN.
+ */
 struct twheel_cmd {
-	long (*fn)(struct twheel_ctx *ctx, void __user *uarg, size_t usize);
+	long (*fn)(struct twheel_ctx *ctx, void __user *uarg, size_t usize,
+		   bool nowait);
 	unsigned int dir;
 };
 
@@ -265,7 +290,7 @@ static const struct twheel_cmd twheel_cmds[] = {
 
 /* A command of the ioctl ABI, from ioctl(2) or from io_uring. */
 static long twheel_dispatch(struct twheel_ctx *ctx, unsigned int cmd,
-			    void __user *uarg)
+			    void __user *uarg, bool nowait)
 {
 	const struct twheel_cmd *c;
 	unsigned int nr = _IOC_NR(cmd);
@@ -284,31 +309,66 @@ static long twheel_dispatch(struct twheel_ctx *ctx, unsigned int cmd,
 	c = &twheel_cmds[nr];
 	if (!c->fn || _IOC_DIR(cmd) != c->dir)
 		return -ENOTTY;
-	return c->fn(ctx, uarg, _IOC_SIZE(cmd));
+	return c->fn(ctx, uarg, _IOC_SIZE(cmd), nowait);
 }
 
 static long twheel_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
-	return twheel_dispatch(file->private_data, cmd, (void __user *)arg);
+	return twheel_dispatch(file->private_data, cmd, (void __user *)arg,
+			       false);
 }
 
 /*
+ * What an inline issue read from the SQE's command area, kept in the
+ * command's private area for the worker's issue: some kernels (6.12.117
+ * does) copy the SQE on -EAGAIN but leave ucmd->sqe pointing at its place
+ * in the submission ring, which the user may have filled with another SQE
+ * by then. @area is where it was read (NULL: nothing kept); the worker's
+ * issue takes @arg and @reserved from here if it finds the command area
+ * at that same place (where io_uring points it at its copy, it reads the
+ * copy).
+ */
+struct twheel_uring_pdu {
+	const struct twheel_uring_cmd *area;
+	u64 arg;
+	u64 reserved;
+};
+
+/*
  * IORING_OP_URING_CMD: sqe->cmd_op is a TWHEEL_IOC_* command, sqe->cmd a
- * struct twheel_uring_cmd naming its argument. Done at once, in the
- * submitting task (or io_uring's worker, which shares its memory), as
- * the ioctl: the CQE's res is what ioctl(2) would return, and the results
- * are written into the argument as the ioctl writes them.
+ * struct twheel_uring_cmd naming its argument. Done as the ioctl, the
+ * CQE's res what ioctl(2) would return and the results written into the
+ * argument as the ioctl writes them. The inline issue (IO_URING_F_NONBLOCK,
+ * under the ring's lock) never sleeps: a command that would wait for the
+ * fd's lock or a page, or do more than one chunk of wheel work, is
+ * -EAGAIN, nothing done, and io_uring issues it again from its worker
+ * thread (without IO_URING_F_NONBLOCK), where it runs as ioctl(2) does.
  */
 static int twheel_uring_cmd(struct io_uring_cmd *ucmd, unsigned int flags)
 {
-	const struct twheel_uring_cmd *ucmd_arg = twheel_uring_cmd_arg(ucmd);
-	u64 arg = READ_ONCE(ucmd_arg->arg);
+	const struct twheel_uring_cmd *area = twheel_uring_cmd_arg(ucmd);
+	struct twheel_uring_pdu *pdu = (void *)ucmd->pdu;
+	bool nowait = flags & IO_URING_F_NONBLOCK;
+	u64 arg, reserved;
 	long ret = -EINVAL;
 
-	/* The SQE is in memory the user shares: each field read once. */
-	if (!READ_ONCE(ucmd_arg->__reserved))
+	BUILD_BUG_ON(sizeof(*pdu) > sizeof(ucmd->pdu));
+	if (!nowait && pdu->area == area) {
+		arg = pdu->arg;
+		reserved = pdu->reserved;
+	} else {
+		/* The SQE is in memory the user shares: each field read once. */
+		arg = READ_ONCE(area->arg);
+		reserved = READ_ONCE(area->__reserved);
+	}
+	pdu->area = NULL;
+	if (!reserved)
 		ret = twheel_dispatch(ucmd->file->private_data, ucmd->cmd_op,
-				      u64_to_user_ptr(arg));
+				      u64_to_user_ptr(arg), nowait);
+	if (ret == -EAGAIN && nowait) {
+		*pdu = (struct twheel_uring_pdu){ area, arg, reserved };
+		return -EAGAIN;
+	}
 	io_uring_cmd_done(ucmd, ret, 0, flags);
 	return -EIOCBQUEUED;
 }
@@ -354,8 +414,10 @@ static bool twheel_iter_fault_in(struct iov_iter *to, size_t size)
 /*
  * read(2), readv(2) and io_uring's reads: whole records, oldest first.
  * With IOCB_NOWAIT (io_uring's first, inline try; RWF_NOWAIT) nothing
- * waits: no record, or a page to fault in, is EAGAIN, and io_uring then
- * waits by poll rather than in a worker thread.
+ * sleeps: no record, the fd's lock taken, more than one chunk of wheel
+ * work due, or a page to fault in, is EAGAIN (after the records copied
+ * before it, if any), and io_uring then waits by poll rather than in a
+ * worker thread.
  */
 static ssize_t twheel_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
@@ -371,7 +433,11 @@ static ssize_t twheel_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	if (!want)
 		return -EINVAL;
 	while (done < want) {
-		n = twheel_ctx_read(ctx, want - done, twheel_emit, to);
+		if (iocb->ki_flags & IOCB_NOWAIT)
+			n = twheel_ctx_read_nowait(ctx, want - done, twheel_emit,
+						   to);
+		else
+			n = twheel_ctx_read(ctx, want - done, twheel_emit, to);
 		if (n > 0) {
 			done += n;
 			if (fatal_signal_pending(current))
@@ -396,7 +462,8 @@ static ssize_t twheel_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		}
 		if (done)
 			break;
-		if (nowait)
+		/* -EAGAIN: the lock, or wheel work, with IOCB_NOWAIT. */
+		if (nowait || n == -EAGAIN)
 			return -EAGAIN;
 		/* Woken by a record, or by an hrtimer: then advance (above). */
 		ret = wait_event_interruptible(*twheel_ctx_wqh(ctx),

@@ -10,7 +10,9 @@
  * waits on a page fault while the set's lock is held: results written
  * under it are copied with page faults disabled, and on a fault the
  * operation is undone, the page faulted in with no lock held, and the
- * call retried.
+ * call retried. With @nowait (io_uring's inline issue) nothing sleeps:
+ * copies do not wait for a page, the lock is only tried, and what would
+ * wait is -EAGAIN, for io_uring to do the call again in its worker.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -118,6 +120,23 @@ int twheel_out_fault_in(void __user *uarg, size_t len)
 }
 
 /*
+ * twheel_copy_in(); with @nowait without waiting for a page: one not in
+ * memory is -EAGAIN.
+ */
+static int twheel_args_in(void *karg, size_t ksize, void __user *uarg,
+			  size_t usize, size_t minsize, bool out, bool nowait)
+{
+	int ret;
+
+	if (!nowait)
+		return twheel_copy_in(karg, ksize, uarg, usize, minsize, out);
+	pagefault_disable();
+	ret = twheel_copy_in(karg, ksize, uarg, usize, minsize, out);
+	pagefault_enable();
+	return ret == -EFAULT ? -EAGAIN : ret;
+}
+
+/*
  * Called under the context's lock: write without waiting for a page fault
  * (a fault on userfaultfd or FUSE memory may never resolve). On -EFAULT
  * the operation is undone; the caller faults the page in with no lock
@@ -138,13 +157,25 @@ static int twheel_single_out(void *arg, u32 i, const struct twheel_op *op)
 	return ret ? -EFAULT : 0;
 }
 
-/* One operation for a single-operation ioctl. Return: its errno, or 0. */
+/*
+ * One operation for a single-operation ioctl. Return: its errno, or 0;
+ * with @nowait, -EAGAIN (nothing done) where it would wait.
+ */
 static long twheel_single(struct twheel_ctx *ctx, const struct twheel_op *op,
-			  struct twheel_single *s)
+			  struct twheel_single *s, bool nowait)
 {
 	struct twheel_op work;
 	int err;
 
+	if (nowait) {
+		work = *op;
+		err = 0;
+		/* Not done: the lock was taken, or the result's page absent. */
+		if (twheel_ctx_submit_nowait(ctx, &work, 1, twheel_single_out,
+					     s, &err) != 1)
+			return -EAGAIN;
+		return work.error;
+	}
 	for (;;) {
 		work = *op;
 		err = 0;
@@ -167,11 +198,12 @@ static int twheel_put_add(void __user *uarg, const struct twheel_op *op)
  * @ctx: the fd's timer set
  * @uarg: the caller's struct twheel_add
  * @usize: its size, from the command number
+ * @nowait: never sleep: -EAGAIN where it would (nothing done)
  *
  * Return: 0 or a negative errno.
  */
 long twheel_ioctl_add(struct twheel_ctx *ctx, void __user *uarg,
-		      size_t usize)
+		      size_t usize, bool nowait)
 {
 	struct twheel_add req;
 	struct twheel_single s = {
@@ -181,8 +213,8 @@ long twheel_ioctl_add(struct twheel_ctx *ctx, void __user *uarg,
 	struct twheel_op op = { .op = TWHEEL_OP_ADD };
 	int ret;
 
-	ret = twheel_copy_in(&req, sizeof(req), uarg, usize,
-			     TWHEEL_ADD_SIZE_VER2, true);
+	ret = twheel_args_in(&req, sizeof(req), uarg, usize,
+			     TWHEEL_ADD_SIZE_VER2, true, nowait);
 	if (ret)
 		return ret;
 	op.flags = req.flags;
@@ -190,7 +222,7 @@ long twheel_ioctl_add(struct twheel_ctx *ctx, void __user *uarg,
 	op.expires_ns = req.expires_ns;
 	op.period_ns = req.period_ns;
 	op.clock = req.clock;
-	return twheel_single(ctx, &op, &s);
+	return twheel_single(ctx, &op, &s, nowait);
 }
 
 static int twheel_put_modify(void __user *uarg, const struct twheel_op *op)
@@ -204,11 +236,12 @@ static int twheel_put_modify(void __user *uarg, const struct twheel_op *op)
  * @ctx: the fd's timer set
  * @uarg: the caller's struct twheel_modify
  * @usize: its size, from the command number
+ * @nowait: never sleep: -EAGAIN where it would (nothing done)
  *
  * Return: 0 or a negative errno.
  */
 long twheel_ioctl_modify(struct twheel_ctx *ctx, void __user *uarg,
-			 size_t usize)
+			 size_t usize, bool nowait)
 {
 	struct twheel_modify req;
 	struct twheel_single s = {
@@ -218,8 +251,8 @@ long twheel_ioctl_modify(struct twheel_ctx *ctx, void __user *uarg,
 	struct twheel_op op = { .op = TWHEEL_OP_MODIFY };
 	int ret;
 
-	ret = twheel_copy_in(&req, sizeof(req), uarg, usize,
-			     TWHEEL_MODIFY_SIZE_VER2, true);
+	ret = twheel_args_in(&req, sizeof(req), uarg, usize,
+			     TWHEEL_MODIFY_SIZE_VER2, true, nowait);
 	if (ret)
 		return ret;
 	op.id = req.id;
@@ -227,7 +260,7 @@ long twheel_ioctl_modify(struct twheel_ctx *ctx, void __user *uarg,
 	op.cookie = req.cookie;
 	op.expires_ns = req.expires_ns;
 	op.period_ns = req.period_ns;
-	return twheel_single(ctx, &op, &s);
+	return twheel_single(ctx, &op, &s, nowait);
 }
 
 static int twheel_put_cancel(void __user *uarg, const struct twheel_op *op)
@@ -241,11 +274,12 @@ static int twheel_put_cancel(void __user *uarg, const struct twheel_op *op)
  * @ctx: the fd's timer set
  * @uarg: the caller's struct twheel_cancel
  * @usize: its size, from the command number
+ * @nowait: never sleep: -EAGAIN where it would (nothing done)
  *
  * Return: 0 or a negative errno.
  */
 long twheel_ioctl_cancel(struct twheel_ctx *ctx, void __user *uarg,
-			 size_t usize)
+			 size_t usize, bool nowait)
 {
 	struct twheel_cancel req;
 	struct twheel_single s = {
@@ -255,14 +289,14 @@ long twheel_ioctl_cancel(struct twheel_ctx *ctx, void __user *uarg,
 	struct twheel_op op = { .op = TWHEEL_OP_CANCEL };
 	int ret;
 
-	ret = twheel_copy_in(&req, sizeof(req), uarg, usize,
-			     TWHEEL_CANCEL_SIZE_VER0, true);
+	ret = twheel_args_in(&req, sizeof(req), uarg, usize,
+			     TWHEEL_CANCEL_SIZE_VER0, true, nowait);
 	if (ret)
 		return ret;
 	op.id = req.id;
 	op.flags = req.flags;
 	/* The timer is cancelled only once its outcome is written. */
-	return twheel_single(ctx, &op, &s);
+	return twheel_single(ctx, &op, &s, nowait);
 }
 
 static int twheel_put_query(void __user *uarg, const struct twheel_op *op)
@@ -287,11 +321,12 @@ static int twheel_put_query(void __user *uarg, const struct twheel_op *op)
  * @ctx: the fd's timer set
  * @uarg: the caller's struct twheel_query
  * @usize: its size, from the command number
+ * @nowait: never sleep: -EAGAIN where it would (nothing done)
  *
  * Return: 0 or a negative errno.
  */
 long twheel_ioctl_query(struct twheel_ctx *ctx, void __user *uarg,
-			size_t usize)
+			size_t usize, bool nowait)
 {
 	struct twheel_query req;
 	struct twheel_single s = {
@@ -301,14 +336,14 @@ long twheel_ioctl_query(struct twheel_ctx *ctx, void __user *uarg,
 	struct twheel_op op = { .op = TWHEEL_OP_QUERY };
 	int ret;
 
-	ret = twheel_copy_in(&req, sizeof(req), uarg, usize,
-			     TWHEEL_QUERY_SIZE_VER2, true);
+	ret = twheel_args_in(&req, sizeof(req), uarg, usize,
+			     TWHEEL_QUERY_SIZE_VER2, true, nowait);
 	if (ret)
 		return ret;
 	op.id = req.id;
 	op.flags = req.flags;
 	op.__reserved = req.__reserved;
-	return twheel_single(ctx, &op, &s);
+	return twheel_single(ctx, &op, &s, nowait);
 }
 
 /*
@@ -401,16 +436,45 @@ static int twheel_batch_out(void *arg, u32 i, const struct twheel_op *op)
 	return ret;
 }
 
+/* TWHEEL_IOC_SUBMIT of @nr operations, never sleeping (see below). */
+static long twheel_submit_nowait(struct twheel_ctx *ctx,
+				 struct twheel_op __user *uops, u32 nr)
+{
+	struct twheel_batch b = { .uops = uops };
+	struct twheel_op op;
+	unsigned long left;
+	int err = 0;
+
+	if (nr > 1)
+		return -EAGAIN;
+	pagefault_disable();
+	left = copy_from_user(&op, uops, sizeof(op));
+	pagefault_enable();
+	if (left)
+		return -EAGAIN;
+	op.error = 0;
+	op.result = 0;
+	op.count = 0;
+	op.remaining_ns = 0;
+	if (twheel_ctx_submit_nowait(ctx, &op, 1, twheel_batch_out, &b,
+				     &err) != 1)
+		return -EAGAIN;
+	return 1;
+}
+
 /**
  * twheel_ioctl_submit() - TWHEEL_IOC_SUBMIT
  * @ctx: the fd's timer set
  * @uarg: the caller's struct twheel_submit
  * @usize: its size, from the command number
+ * @nowait: never sleep: -EAGAIN (nothing done) where it would, and for a
+ *          batch of more than one operation (done in one hold of the lock
+ *          it might stop after the first; elsewhere, it would not)
  *
  * Return: the number of operations done, or a negative errno when none was.
  */
 long twheel_ioctl_submit(struct twheel_ctx *ctx, void __user *uarg,
-			 size_t usize)
+			 size_t usize, bool nowait)
 {
 	const size_t size = sizeof(struct twheel_op);
 	struct twheel_op __user *uops;
@@ -420,8 +484,8 @@ long twheel_ioctl_submit(struct twheel_ctx *ctx, void __user *uarg,
 	struct twheel_op *ops;
 	int ret;
 
-	ret = twheel_copy_in(&sub, sizeof(sub), uarg, usize,
-			     TWHEEL_SUBMIT_SIZE_VER2, false);
+	ret = twheel_args_in(&sub, sizeof(sub), uarg, usize,
+			     TWHEEL_SUBMIT_SIZE_VER2, false, nowait);
 	if (ret)
 		return ret;
 	/* Checked before anything is allocated. */
@@ -431,6 +495,8 @@ long twheel_ioctl_submit(struct twheel_ctx *ctx, void __user *uarg,
 	if (!sub.nr)
 		return 0;
 	uops = u64_to_user_ptr(sub.ops);
+	if (nowait)
+		return twheel_submit_nowait(ctx, uops, sub.nr);
 	/* The fd's spare buffer, unless another call has it. */
 	ops = twheel_ctx_ops_get(ctx);
 	if (!ops)

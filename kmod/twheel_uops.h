@@ -49,14 +49,15 @@ int twheel_copy_out(void __user *uarg, size_t usize, const void *karg,
 		    size_t ksize);
 int twheel_out_fault_in(void __user *uarg, size_t len);
 
-long twheel_ioctl_add(struct twheel_ctx *ctx, void __user *uarg, size_t usize);
+long twheel_ioctl_add(struct twheel_ctx *ctx, void __user *uarg, size_t usize,
+		      bool nowait);
 long twheel_ioctl_modify(struct twheel_ctx *ctx, void __user *uarg,
-			 size_t usize);
+			 size_t usize, bool nowait);
 long twheel_ioctl_cancel(struct twheel_ctx *ctx, void __user *uarg,
-			 size_t usize);
+			 size_t usize, bool nowait);
 long twheel_ioctl_query(struct twheel_ctx *ctx, void __user *uarg,
-			size_t usize);
+			size_t usize, bool nowait);
 long twheel_ioctl_submit(struct twheel_ctx *ctx, void __user *uarg,
-			 size_t usize);
+			 size_t usize, bool nowait);
 
 #endif /* _TWHEEL_UOPS_H */
