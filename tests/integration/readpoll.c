@@ -1,12 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * readpoll: read(2) buffer sizes, blocking and non-blocking reads, EINTR
- * and SA_RESTART, EFAULT without losing records, and readiness through
- * poll, select and epoll (level- and edge-triggered, several waiters).
+ * and SA_RESTART, EFAULT without losing records, RWF_NOWAIT never taking
+ * a page fault, no file position, and readiness through poll, select and
+ * epoll (level- and edge-triggered, several waiters).
  */
+#define _GNU_SOURCE	/* preadv2(), RWF_NOWAIT */
+#include <linux/userfaultfd.h>
 #include <pthread.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/select.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 
 #include "twtest.h"
 
@@ -403,6 +410,70 @@ static void read_straddle(void)
 	close(fd);
 }
 
+/*
+ * preadv2(RWF_NOWAIT) on a blocking fd into a buffer whose second page is
+ * not in memory (userfaultfd): the records that fit before it are
+ * returned, the next is EAGAIN, never a fault taken (the userfaultfd sees
+ * none); nothing is lost. And the fd has no position: pread(2) and
+ * lseek(2) are ESPIPE.
+ */
+static void read_nowait_paged_out(void)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	struct uffdio_register reg = { 0 };
+	struct uffdio_copy cp = { 0 };
+	int fd = twt_open(0), uffd;
+	struct twheel_event ev;
+	struct uffd_msg msg;
+	uint64_t ids[3];
+	struct iovec iov;
+	char *mem;
+
+	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (uffd < 0)
+		twt_skip("no userfaultfd here");
+	CHECK_OK(ioctl(uffd, UFFDIO_API, &api));
+	mem = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(mem != MAP_FAILED);
+	memset(mem, 0, pg);
+	reg.range.start = (uintptr_t)(mem + pg);
+	reg.range.len = pg;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	CHECK_OK(ioctl(uffd, UFFDIO_REGISTER, &reg));
+	queue_due(fd, 3, 80, ids);
+
+	/* One record's room in memory, then the missing page. */
+	iov.iov_base = mem + pg - sizeof(ev);
+	iov.iov_len = 3 * sizeof(ev);
+	CHECK_EQ(preadv2(fd, &iov, 1, -1, RWF_NOWAIT), sizeof(ev));
+	memcpy(&ev, mem + pg - sizeof(ev), sizeof(ev));
+	CHECK_EQ(ev.id, ids[0]);
+	iov.iov_base = mem + pg;
+	CHECK_ERR(preadv2(fd, &iov, 1, -1, RWF_NOWAIT), EAGAIN);
+	CHECK_ERR(read(uffd, &msg, sizeof(msg)), EAGAIN);
+	CHECK_EQ(twt_queued(fd), 2);
+	/* The page in (writable: not the zero page): the rest, in order. */
+	cp.dst = (uintptr_t)(mem + pg);
+	cp.src = (uintptr_t)mem;
+	cp.len = pg;
+	CHECK_OK(ioctl(uffd, UFFDIO_COPY, &cp));
+	CHECK_EQ(preadv2(fd, &iov, 1, -1, RWF_NOWAIT), 2 * sizeof(ev));
+	memcpy(&ev, mem + pg + sizeof(ev), sizeof(ev));
+	CHECK_EQ(ev.id, ids[2]);
+	CHECK_ERR(preadv2(fd, &iov, 1, -1, RWF_NOWAIT), EAGAIN);
+
+	queue_due(fd, 1, 90, NULL);
+	CHECK_ERR(pread(fd, &ev, sizeof(ev), 0), ESPIPE);
+	CHECK_ERR(preadv2(fd, &iov, 1, 0, 0), ESPIPE);
+	CHECK_ERR(lseek(fd, 0, SEEK_CUR), ESPIPE);
+	CHECK_EQ(twt_queued(fd), 1);
+	munmap(mem, 2 * pg);
+	close(uffd);
+	close(fd);
+}
+
 /* ---- poll and select ---- */
 
 static int poll_all(int fd, int timeout)
@@ -722,6 +793,7 @@ TWT_MAIN("readpoll",
 	 TWT_CASE(read_sa_restart),
 	 TWT_CASE(read_efault),
 	 TWT_CASE(read_straddle),
+	 TWT_CASE(read_nowait_paged_out),
 	 TWT_CASE(poll_states),
 	 TWT_CASE(poll_wakeup),
 	 TWT_CASE(poll_many_fds),

@@ -4,13 +4,19 @@
  * as an IORING_OP_URING_CMD (struct twheel_uring_cmd), with the CQE's res
  * what ioctl(2) returns and the results in the argument struct; reads
  * through the ring completing inline, or waiting by poll, with no io-wq
- * worker thread; readv across iovecs and RWF_NOWAIT; and a 10 000
- * connection idle-timeout loop done entirely through one ring.
+ * worker thread; readv across iovecs and RWF_NOWAIT; a command whose
+ * argument is not in memory handed to io_uring's worker, the submitting
+ * task never waiting for the page; and a 10 000 connection idle-timeout
+ * loop done entirely through one ring.
  */
 #define _GNU_SOURCE	/* preadv2(), RWF_NOWAIT */
 #include <dirent.h>
 #include <stdbool.h>
 #include <liburing.h>
+#include <linux/userfaultfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 
 #include "twtest.h"
@@ -226,6 +232,100 @@ static void cmd_batch(void)
 	sub.op_size = 8;
 	CHECK_EQ(ring_cmd(&ring, fd, TWHEEL_IOC_SUBMIT, &sub), -EINVAL);
 	io_uring_queue_exit(&ring);
+	close(fd);
+}
+
+/*
+ * An ADD whose argument is in a page not in memory (userfaultfd, missing):
+ * the inline issue does not fault it in (that would wait under the ring's
+ * lock, here for ever) but hands the command to io_uring's worker, which
+ * takes the fault; io_uring_submit() returns meanwhile. The SQE's place
+ * in the ring (a ring of one) is filled with another command before the
+ * fault is resolved: the worker still does the first one's argument.
+ */
+static void cmd_arg_paged_out(void)
+{
+	struct uffdio_api api = {
+		.api = UFFD_API, .features = UFFD_FEATURE_THREAD_ID,
+	};
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	int fd = twt_open_manual(0, MS), uffd;
+	struct uffdio_register reg = { 0 };
+	struct uffdio_copy cp = { 0 };
+	struct twheel_add *a, a2, *src;
+	struct io_uring_cqe *cqe;
+	struct uffd_msg msg;
+	struct io_uring ring;
+	char path[64], comm[32] = "";
+	uint64_t tag = 0;
+	FILE *f;
+
+	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
+	if (uffd < 0)
+		twt_skip("no userfaultfd here");
+	CHECK_OK(ioctl(uffd, UFFDIO_API, &api));
+	a = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	src = mmap(NULL, pg, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(a != MAP_FAILED && src != MAP_FAILED);
+	reg.range.start = (uintptr_t)a;
+	reg.range.len = pg;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	CHECK_OK(ioctl(uffd, UFFDIO_REGISTER, &reg));
+	/* What the page will hold once the fault is resolved. */
+	src->cookie = 5;
+	src->expires_ns = 10 * MS;
+	src->clock = CLOCK_MONOTONIC;
+
+	CHECK_EQ(io_uring_queue_init(1, &ring, 0), 0);
+	prep_cmd(&ring, fd, TWHEEL_IOC_ADD, a, 0, 1);
+	/* Returns: the submitting task did not wait for the page. */
+	CHECK_EQ(io_uring_submit(&ring), 1);
+	/* The fault, taken by io_uring's worker thread. */
+	CHECK_EQ(read(uffd, &msg, sizeof(msg)), (ssize_t)sizeof(msg));
+	CHECK_EQ(msg.event, UFFD_EVENT_PAGEFAULT);
+	CHECK_EQ(msg.arg.pagefault.address & ~(uint64_t)(pg - 1),
+		 (uint64_t)(uintptr_t)a);
+	CHECK(msg.arg.pagefault.feat.ptid != (uint32_t)gettid());
+	snprintf(path, sizeof(path), "/proc/self/task/%u/comm",
+		 msg.arg.pagefault.feat.ptid);
+	f = fopen(path, "r");
+	CHECK(f != NULL);
+	CHECK(fgets(comm, sizeof(comm), f) != NULL);
+	fclose(f);
+	printf("# the fault was taken by %s", comm);
+	CHECK(strncmp(comm, "iou-wrk-", 8) == 0);
+
+	/* The SQE's place now holds another ADD, not yet submitted. */
+	memset(&a2, 0, sizeof(a2));
+	a2.cookie = 6;
+	a2.expires_ns = 20 * MS;
+	a2.clock = CLOCK_MONOTONIC;
+	prep_cmd(&ring, fd, TWHEEL_IOC_ADD, &a2, 0, 2);
+	cp.dst = (uintptr_t)a;
+	cp.src = (uintptr_t)src;
+	cp.len = pg;
+	CHECK_OK(ioctl(uffd, UFFDIO_COPY, &cp));
+	/* Its CQE, nothing more submitted. */
+	CHECK_EQ(io_uring_wait_cqe(&ring, &cqe), 0);
+	CHECK_EQ(cqe->user_data, 1);
+	CHECK_EQ(cqe->res, 0);
+	io_uring_cqe_seen(&ring, cqe);
+	CHECK(a->id != 0);
+	CHECK_EQ(twt_query(fd, a->id).cookie, 5);
+	CHECK_EQ(a2.id, 0);
+	CHECK_EQ(twt_info(fd).timers, 1);
+	/* The second, submitted now: done with its own argument. */
+	CHECK_EQ(wait_one(&ring, &tag), 0);
+	CHECK_EQ(tag, 2);
+	CHECK_EQ(twt_info(fd).timers, 2);
+	CHECK(a2.id != 0 && a2.id != a->id);
+	CHECK_EQ(twt_query(fd, a2.id).cookie, 6);
+	io_uring_queue_exit(&ring);
+	munmap(a, pg);
+	munmap(src, pg);
+	close(uffd);
 	close(fd);
 }
 
@@ -463,6 +563,7 @@ TWT_MAIN("uring",
 	 TWT_CASE(cmd_add_query_modify_cancel),
 	 TWT_CASE(cmd_errors),
 	 TWT_CASE(cmd_batch),
+	 TWT_CASE(cmd_arg_paged_out),
 	 TWT_CASE(read_inline),
 	 TWT_CASE(read_waits_by_poll),
 	 TWT_CASE(readv_and_nowait),

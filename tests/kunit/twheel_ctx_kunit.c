@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite of the timer set (twheel_ctx.c): read and its records,
- * destroy, CONFIG and the manual clock's ADVANCE, SUBMIT's batches, LIST.
+ * destroy, CONFIG and the manual clock's ADVANCE, SUBMIT's batches, LIST,
+ * and the entry points that never sleep (io_uring's inline issue).
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
@@ -155,6 +156,63 @@ static void twheel_ctx_submit_stops(struct kunit *test)
 	twheel_ctx_destroy(ctx);
 }
 
+/*
+ * The lock held (by this task here: a trylock fails the same for any
+ * holder): the entry points that never sleep do nothing and say -EAGAIN,
+ * the read without sleeping (preemption off: a sleep would be reported);
+ * once it is free they do their work at once.
+ */
+static void twheel_ctx_nowait_busy(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_manual(test);
+	struct ctx_records *r = ctx_recs(test);
+	struct twheel_op op = {
+		.op = TWHEEL_OP_ADD, .cookie = 2, .expires_ns = 5 * MS,
+		.clock = CLOCK_MONOTONIC,
+	};
+	bool locked;
+	long got;
+	s64 now;
+	int err = 0;
+
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, MS, 0, CLOCK_MONOTONIC, NULL), 0);
+	KUNIT_ASSERT_EQ(test, twheel_ctx_advance(ctx, MS, ctx_now_out, &now), 0);
+	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
+	preempt_disable();
+	locked = twheel_ctx_trylock_update(ctx, TWHEEL_UPDATE_RECORD);
+	got = twheel_ctx_read_nowait(ctx, 16, ctx_emit, r);
+	preempt_enable();
+	KUNIT_EXPECT_FALSE(test, locked);
+	KUNIT_EXPECT_EQ(test, got, -EAGAIN);
+	KUNIT_EXPECT_EQ(test, r->n, 0U);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_submit_nowait(ctx, &op, 1, ctx_out_ok,
+						       NULL, &err), 0U);
+	KUNIT_EXPECT_EQ(test, err, -EAGAIN);
+	KUNIT_EXPECT_EQ(test, op.id, 0ULL);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_timers(ctx)->nr_queued, 1ULL);
+	twheel_ctx_unlock(ctx);
+
+	KUNIT_EXPECT_EQ(test, twheel_ctx_read_nowait(ctx, 16, ctx_emit, r), 1L);
+	KUNIT_EXPECT_EQ(test, r->ev[0].cookie, 1ULL);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_read_nowait(ctx, 16, ctx_emit, r), 0L);
+	err = 0;
+	KUNIT_EXPECT_EQ(test, twheel_ctx_submit_nowait(ctx, &op, 1, ctx_out_ok,
+						       NULL, &err), 1U);
+	KUNIT_EXPECT_EQ(test, err, 0);
+	KUNIT_EXPECT_EQ(test, op.error, 0);
+	KUNIT_EXPECT_NE(test, op.id, 0ULL);
+	/* A result that cannot be written: undone, as without waiting. */
+	op.id = 0;
+	KUNIT_EXPECT_EQ(test, twheel_ctx_submit_nowait(ctx, &op, 1, ctx_fail,
+						       NULL, &err), 0U);
+	KUNIT_EXPECT_EQ(test, err, -EFAULT);
+	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 1ULL);
+	KUNIT_EXPECT_TRUE(test, twheel_ctx_trylock_update(ctx,
+							  TWHEEL_UPDATE_ALL));
+	twheel_ctx_unlock(ctx);
+	twheel_ctx_destroy(ctx);
+}
+
 /* A listing sees every timer that stays exactly once. */
 static void twheel_ctx_list_cursor(struct kunit *test)
 {
@@ -237,6 +295,7 @@ static struct kunit_case twheel_ctx_cases[] = {
 	KUNIT_CASE(twheel_ctx_submit_stops),
 	KUNIT_CASE(twheel_ctx_list_cursor),
 	KUNIT_CASE(twheel_ctx_list_bounded),
+	KUNIT_CASE(twheel_ctx_nowait_busy),
 	{}
 };
 
