@@ -32,17 +32,21 @@ struct twheel_user;
 
 /*
  * The most kernel memory one fd and one timer slot may hold, for the
- * bound the default limits keep (see twheel_user.c). An fd: its state
- * (512), six clock bases (512 each) with all 11 wheel levels (512 each),
- * its SUBMIT and LIST buffers (4096 each), its id index's last page, not
- * yet full (4096), its shared table's last page, not yet full (4096), its
- * clock-set state once it watches wall clock sets (two 64-byte objects),
- * its struct file (256), the per-user entries its open may create (one per
- * user namespace level, at most 33 of 72 bytes: 64 and the memory cgroup's
- * 8): 56520 bytes, rounded up. A slot: its largest timer (56) with the
- * memory cgroup's per-object accounting (8), the slot (8), its table entry
- * (8), its shares of the index's and the table's page arrays (under 1): 81
- * bytes, rounded up.
+ * bound the default limits keep (see twheel_user.c), in a memory cgroup,
+ * where each slab object also takes its share of its slab page's array
+ * of owners (8 bytes, or the array's kmalloc rounding: 14 for the 73
+ * objects of a twheel_ptimer page in 1 KiB). An fd: its state (512),
+ * six clock bases (512 each) with all 11 wheel levels (520 each: 512 and
+ * 8), its SUBMIT and LIST buffers and its id index's last page, not yet
+ * full (4104 each), its shared table's last page, not yet full (4096: a
+ * page), its clock-set state once it watches wall clock sets (two objects
+ * of at most 72), its struct file (376: 320 on PREEMPT_RT, 8, and the
+ * security modules' blob, 48), the per-user entries its open may create
+ * (one per user namespace level, at most 33 of 72 bytes: 64 and 8): 57208
+ * bytes, rounded up. A slot: its largest timer (56) and its share of the
+ * array (14.03), the slot (8), its table entry (8), its shares of the
+ * index's and the table's page arrays (under 0.07): 86.1 bytes, rounded
+ * up.
  */
 #define TWHEEL_FD_MAX_BYTES	(56 * 1024)
 #define TWHEEL_TIMER_MAX_BYTES	88
