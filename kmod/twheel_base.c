@@ -23,6 +23,8 @@
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/ktime.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/notifier.h>
 #include <linux/overflow.h>
 #include <linux/pvclock_gtod.h>
@@ -43,24 +45,48 @@ static struct kmem_cache *twheel_base_cache;
 static struct kmem_cache *twheel_alarm_base_cache;
 
 /*
- * Wall clock sets. The timekeeping core tells its update listeners of
- * every update, with whether the clock was set: settimeofday(2),
- * clock_settime(2), adjtimex(2) steps and TAI offsets, leap seconds,
- * resumes. The listener, called with the timekeeper's lock held and
- * interrupts off, only bumps twheel_clock_sets (before any reader can see
- * the new time) and queues an irq_work, whose only job is to queue the
- * work that wakes the contexts that watch sets (twheel_clocks_watch()):
- * a wake-up per context, in a process context of this module's own
- * workqueue, not in an interrupt. Each context then finds the new
- * sequence and does its part in its own task (twheel_timer.c).
+ * Wall clock sets. The hook is the timekeeping core's update notifier
+ * (pvclock_gtod_register_notifier(), exported for KVM's clock): the only
+ * exported one told, with was_set, of every update that sets the clock:
+ * settimeofday(2), clock_settime(2), adjtimex(2) steps and TAI offsets,
+ * leap seconds, resumes (timerfd's own hook, timerfd_clock_was_set(), is
+ * built in). It is called with the timekeeper's sequence write-held and
+ * interrupts off, so the listener does O(1) work: it bumps
+ * twheel_clock_sets (before any reader can see the new time) and queues
+ * an irq_work, whose only job is to queue the work that tells the
+ * watching contexts (twheel_clocks_watch()). That work, on this module's
+ * own workqueue, walks their list under a mutex, in process context, and
+ * kicks each (twheel_clocks_kick(): its own wait queue's lock, with
+ * interrupts off only for that context's waiters), rescheduling as it
+ * goes: no section with interrupts off grows with the number of fds or
+ * users. Each context then finds the new sequence and does its part in
+ * its own task (twheel_timer.c).
  */
 static atomic_t twheel_clock_sets = ATOMIC_INIT(0);
-static DECLARE_WAIT_QUEUE_HEAD(twheel_clock_set_wqh);
+static LIST_HEAD(twheel_clock_set_watchers);
+static DEFINE_MUTEX(twheel_clock_set_lock);
 static struct workqueue_struct *twheel_clock_set_wq;
+
+/**
+ * struct twheel_set_watch - a context on the list told of wall clock sets
+ * @node: in twheel_clock_set_watchers, under twheel_clock_set_lock
+ * @clocks: the context's clocks
+ */
+struct twheel_set_watch {
+	struct list_head node;
+	struct twheel_clocks *clocks;
+};
 
 static void twheel_clock_set_wake(struct work_struct *work)
 {
-	wake_up_all(&twheel_clock_set_wqh);
+	struct twheel_set_watch *w;
+
+	mutex_lock(&twheel_clock_set_lock);
+	list_for_each_entry(w, &twheel_clock_set_watchers, node) {
+		twheel_clocks_kick(w->clocks);
+		cond_resched();
+	}
+	mutex_unlock(&twheel_clock_set_lock);
 }
 
 static DECLARE_WORK(twheel_clock_set_work, twheel_clock_set_wake);
@@ -103,39 +129,32 @@ u32 twheel_clock_set_seq(void)
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_clock_set_seq);
 
-/* Queue-side wake function: kick the context whose entry it is. */
-static int twheel_clocks_set_woken(struct wait_queue_entry *wait,
-				   unsigned int mode, int sync, void *key)
-{
-	twheel_clocks_kick(wait->private);
-	return 0;
-}
-
 /**
  * twheel_clocks_watch() - be woken when the wall clock is set
  * @clocks: the context's clocks (the caller serialises)
  *
  * From now until twheel_clocks_unwatch(), every set kicks it (as its
  * hrtimer would): its waiters wake, and its next update sees the new
- * twheel_clock_set_seq(). Idempotent. The queue entry is allocated on
- * the first call (charged to the caller), so that a context that never
- * watches holds none.
+ * twheel_clock_set_seq(). Idempotent. Its place on the list is allocated
+ * on the first call (charged to the caller), so that a context that never
+ * watches holds none. May sleep.
  *
  * Return: 0 or -ENOMEM.
  */
 int twheel_clocks_watch(struct twheel_clocks *clocks)
 {
-	struct wait_queue_entry *wait;
+	struct twheel_set_watch *w;
 
-	if (clocks->set_wait)
+	if (clocks->set_watch)
 		return 0;
-	wait = kmalloc(sizeof(*wait), TWHEEL_GFP);
-	if (!wait)
+	w = kmalloc(sizeof(*w), TWHEEL_GFP);
+	if (!w)
 		return -ENOMEM;
-	init_waitqueue_func_entry(wait, twheel_clocks_set_woken);
-	wait->private = clocks;
-	add_wait_queue(&twheel_clock_set_wqh, wait);
-	clocks->set_wait = wait;
+	w->clocks = clocks;
+	mutex_lock(&twheel_clock_set_lock);
+	list_add_tail(&w->node, &twheel_clock_set_watchers);
+	mutex_unlock(&twheel_clock_set_lock);
+	clocks->set_watch = w;
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_clocks_watch);
@@ -144,15 +163,19 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_clocks_watch);
  * twheel_clocks_unwatch() - no longer be woken when the wall clock is set
  * @clocks: the clocks of a context nobody else uses any more
  *
- * Waits for a wake-up running now (the queue's lock).
+ * Waits for a walk of the list running now (its mutex). May sleep.
  */
 void twheel_clocks_unwatch(struct twheel_clocks *clocks)
 {
-	if (!clocks->set_wait)
+	struct twheel_set_watch *w = clocks->set_watch;
+
+	if (!w)
 		return;
-	remove_wait_queue(&twheel_clock_set_wqh, clocks->set_wait);
-	kfree(clocks->set_wait);
-	clocks->set_wait = NULL;
+	mutex_lock(&twheel_clock_set_lock);
+	list_del(&w->node);
+	mutex_unlock(&twheel_clock_set_lock);
+	kfree(w);
+	clocks->set_watch = NULL;
 }
 
 static const char *const twheel_clock_names[TWHEEL_NR_CLOCKS] = {
@@ -547,6 +570,33 @@ int twheel_base_prepare_level(struct twheel_base *base, int lvl)
 }
 
 /**
+ * twheel_base_finish_rebase() - go on re-adding the entries a clock set
+ *                               back took out of a base's wheel
+ * @base: the base
+ * @budget: the most entries to re-add; decremented by those re-added
+ *
+ * Until it is done, those entries are on base->rebase, in no wheel: a
+ * timer there is neither removed from the wheel nor handed back. The
+ * set's update finishes every base's rebase first (twheel_timers_update()).
+ *
+ * Return: true when none is left to re-add.
+ */
+bool twheel_base_finish_rebase(struct twheel_base *base, u64 *budget)
+{
+	struct twheel_entry *e;
+
+	while (!list_empty(&base->rebase)) {
+		if (!*budget)
+			return false;
+		(*budget)--;
+		e = list_first_entry(&base->rebase, struct twheel_entry, node);
+		list_del(&e->node);
+		twheel_base_add(base, e, e->expires);
+	}
+	return true;
+}
+
+/**
  * twheel_base_update() - bring a base's wheel up to a present
  * @base: the base
  * @now_ns: the present, kernel time on the base's clock
@@ -567,7 +617,6 @@ bool twheel_base_update(struct twheel_base *base, s64 now_ns, u64 *budget,
 			struct list_head *expired, struct twheel_base_step *adv)
 {
 	u64 now = twheel_now_tick(now_ns, base->clocks->tick_ns);
-	struct twheel_entry *e;
 	int lvl;
 
 	adv->now_ns = now_ns;
@@ -577,14 +626,8 @@ bool twheel_base_update(struct twheel_base *base, s64 now_ns, u64 *budget,
 	adv->done = false;
 	if (list_empty(&base->rebase) && now < base->wheel.clk)
 		twheel_wheel_take_all(&base->wheel, now, &base->rebase);
-	while (!list_empty(&base->rebase)) {
-		if (!*budget)
-			return false;
-		(*budget)--;
-		e = list_first_entry(&base->rebase, struct twheel_entry, node);
-		list_del(&e->node);
-		twheel_base_add(base, e, e->expires);
-	}
+	if (!twheel_base_finish_rebase(base, budget))
+		return false;
 
 	for (;;) {
 		adv->n += twheel_wheel_advance_some(&base->wheel, now, expired,

@@ -46,6 +46,7 @@ enum twheel_clk {
 };
 
 struct twheel_clocks;
+struct twheel_set_watch;
 
 /**
  * struct twheel_base - the timers of one context on one clock
@@ -91,8 +92,8 @@ struct twheel_base {
  * @trace_id: names the context in trace events
  * @wqh: the context's readers and pollers wait here
  * @fire_seq: bumped by every hrtimer callback (twheel_clocks_kick())
- * @set_wait: on the module's queue of contexts told of wall clock sets
- *            (twheel_clocks_watch()), or NULL
+ * @set_watch: its place on the module's list of contexts told of wall
+ *             clock sets (twheel_clocks_watch()), or NULL
  * @manual: the clocks are the manual clock @manual_ns (TWHEEL_CONFIG_MANUAL)
  */
 struct twheel_clocks {
@@ -105,7 +106,7 @@ struct twheel_clocks {
 	u64 trace_id;
 	wait_queue_head_t wqh;
 	atomic_t fire_seq;
-	struct wait_queue_entry *set_wait;
+	struct twheel_set_watch *set_watch;
 	bool manual;
 };
 
@@ -319,6 +320,7 @@ static inline void twheel_base_add(struct twheel_base *base,
 
 void twheel_base_arm(struct twheel_base *base);
 void twheel_base_trim(struct twheel_base *base);
+bool twheel_base_finish_rebase(struct twheel_base *base, u64 *budget);
 bool twheel_base_update(struct twheel_base *base, s64 now_ns, u64 *budget,
 			struct list_head *expired, struct twheel_base_step *adv);
 void twheel_base_updated(struct twheel_base *base, u64 budget,

@@ -528,6 +528,7 @@ bool twheel_timers_set_pending(struct twheel_timers *tm)
 	       (READ_ONCE(sets->walk) ||
 		twheel_clock_set_seq() != READ_ONCE(sets->seen));
 }
+EXPORT_SYMBOL_IF_KUNIT(twheel_timers_set_pending);
 
 /* Is @t the set's record of wall clock sets (id 0)? */
 static bool twheel_timer_is_sets_rec(struct twheel_timers *tm,
@@ -610,28 +611,44 @@ static bool twheel_timers_sets(struct twheel_timers *tm, u64 *budget)
  */
 bool twheel_timers_update(struct twheel_timers *tm, u64 *budget)
 {
+	struct twheel_base *base;
+	s64 now[TWHEEL_NR_CLOCKS];
 	bool done = true;
 	int i;
 
-	/* A set cancels what was pending then, due by the new time or not. */
+	/*
+	 * The entries a clock set back took out go back into their wheel
+	 * first: a set's walk ends its timers in a wheel, where they are.
+	 */
+	for (i = 0; i < TWHEEL_NR_CLOCKS; i++) {
+		base = tm->clocks.bases[i];
+		if (base && !twheel_base_finish_rebase(base, budget))
+			return false;
+	}
+	/*
+	 * The clocks, then the sets (twheel_clock_set_seq()): every set the
+	 * times read follow is acted on first. A set cancels what was pending
+	 * then, due by the new time or not.
+	 */
+	for (i = 0; i < TWHEEL_NR_CLOCKS; i++)
+		if (tm->clocks.bases[i])
+			now[i] = twheel_clock_now(&tm->clocks,
+						  tm->clocks.bases[i]->clock);
 	if (twheel_timers_set_pending(tm) && !twheel_timers_sets(tm, budget))
 		return false;
 
 	for (i = 0; i < TWHEEL_NR_CLOCKS; i++) {
-		struct twheel_base *base = tm->clocks.bases[i];
-
+		base = tm->clocks.bases[i];
 		if (!base)
 			continue;
-		if (twheel_timers_update_base(tm, base,
-					      twheel_clock_now(&tm->clocks,
-							       base->clock),
-					      budget, false))
+		if (twheel_timers_update_base(tm, base, now[i], budget, false))
 			twheel_base_trim(base);	/* levels cascaded empty */
 		else
 			done = false;
 	}
 	return done;
 }
+EXPORT_SYMBOL_IF_KUNIT(twheel_timers_update);
 
 /**
  * __twheel_timers_present() - bring one clock's wheel up to its present
@@ -644,9 +661,9 @@ bool twheel_timers_update(struct twheel_timers *tm, u64 *budget)
  * operations of one batch share it, and the wheel is brought up to it
  * once. Whatever is due by it is queued first.
  *
- * Return: 0; -EAGAIN when that takes more than one chunk (the caller
- * releases the lock and comes back: the rest is done as if an hrtimer
- * had fired); -ENOMEM.
+ * Return: 0; -EAGAIN when that takes more than one chunk, or a wall
+ * clock set is to be acted on first (the caller releases the lock and
+ * comes back: the rest is done as if an hrtimer had fired); -ENOMEM.
  */
 int __twheel_timers_present(struct twheel_timers *tm, u32 clock, s64 *now_ns)
 {
@@ -657,6 +674,15 @@ int __twheel_timers_present(struct twheel_timers *tm, u32 clock, s64 *now_ns)
 		return -ENOMEM;
 	/* Whatever is due by the present used for a new deadline goes first. */
 	*now_ns = twheel_clock_now(&tm->clocks, clock);
+	/*
+	 * And before it, a wall clock set that present follows (read after
+	 * the clock): its update ends the timers it cancels, then the
+	 * operation is done again.
+	 */
+	if (twheel_timers_set_pending(tm)) {
+		twheel_clocks_kick(&tm->clocks);
+		return -EAGAIN;
+	}
 	if (!twheel_timers_update_base(tm, base, *now_ns, &budget, true)) {
 		twheel_clocks_kick(&tm->clocks);
 		return -EAGAIN;

@@ -73,6 +73,7 @@
  */
 #ifdef __KERNEL__
 #include <linux/bitops.h>
+#include <linux/bug.h>
 #include <linux/export.h>
 #include <kunit/visibility.h>
 #endif
@@ -230,7 +231,9 @@ void twheel_wheel_remove(struct twheel_wheel *w, struct twheel_entry *e)
 	struct list_head *next = e->node.next, **sp;
 	unsigned int lvl, slot;
 
-	w->count--;
+	/* An entry the wheel does not hold: the caller's bug, never the user's. */
+	if (!WARN_ON_ONCE(!w->count))
+		w->count--;
 	if (e->expires > w->clk) {
 		lvl = twheel_level(e->expires, w->clk);
 		slot = twheel_slot(e->expires, lvl);

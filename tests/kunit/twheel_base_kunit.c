@@ -272,6 +272,51 @@ static void twheel_base_clock_set(struct kunit *test)
 }
 
 /*
+ * Every context watching sets is told of one, each woken in turn by the
+ * module's walk of its watchers (process context, no lock held across
+ * contexts with interrupts off), those closed meanwhile no more.
+ */
+static void twheel_base_clock_set_many(struct kunit *test)
+{
+	const int n = 64;
+	struct twheel_ctx **ctx = kunit_kcalloc(test, n, sizeof(*ctx),
+						GFP_KERNEL);
+	struct ctx_records *r = ctx_recs(test);
+	struct timespec64 ts;
+	long left;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	for (i = 0; i < n; i++) {
+		ctx[i] = ctx_new(test, 4);
+		KUNIT_ASSERT_EQ(test, twheel_ctx_config(ctx[i], MS,
+							TWHEEL_CONFIG_CLOCK_SET,
+							0), 0);
+	}
+	/* Closed ones leave the list: the walk never meets them. */
+	for (i = 0; i < n; i += 4) {
+		twheel_ctx_destroy(ctx[i]);
+		ctx[i] = NULL;
+	}
+	ktime_get_real_ts64(&ts);
+	KUNIT_ASSERT_EQ(test, do_settimeofday64(&ts), 0);
+	for (i = 0; i < n; i++) {
+		if (!ctx[i])
+			continue;
+		left = wait_event_timeout(*twheel_ctx_wqh(ctx[i]),
+					  twheel_ctx_fired(ctx[i]), 10 * HZ);
+		KUNIT_EXPECT_GT(test, left, 0L);
+		r->n = 0;
+		KUNIT_EXPECT_EQ(test, twheel_ctx_read(ctx[i], 16, ctx_emit, r),
+				1L);
+		KUNIT_EXPECT_EQ(test, r->ev[0].id, 0ULL);
+		KUNIT_EXPECT_EQ(test, r->ev[0].flags, TWHEEL_EVENT_CLOCK_SET);
+		KUNIT_EXPECT_GE(test, r->ev[0].count, 1ULL);
+		twheel_ctx_destroy(ctx[i]);
+	}
+}
+
+/*
  * The clock set back behind the wheel (as CLOCK_REALTIME can be): every
  * timer is taken out and added again, in chunks, none lost, none early,
  * ties in order.
@@ -318,6 +363,86 @@ static void twheel_base_rebase(struct kunit *test)
 		}
 	}
 	KUNIT_EXPECT_EQ(test, got, (long)n);
+	twheel_ctx_destroy(ctx);
+}
+
+/*
+ * A wall clock set while a rebase is unfinished (the clock went back
+ * behind a wheel holding more timers than a chunk re-adds): the rebase
+ * ends first, then the set ends each TWHEEL_CANCEL_ON_SET timer once,
+ * from the wheel that holds it. The wheel's count stays the number of
+ * its pending timers, round after round, and every timer ends exactly
+ * once: a set-ended record, or a CANCEL.
+ */
+static void twheel_base_set_during_rebase(struct kunit *test)
+{
+	const int n = 2 * TWHEEL_CHUNK + 33;
+	struct twheel_ctx *ctx = ctx_new(test, 4096);
+	struct twheel_timers *tm = twheel_ctx_timers(ctx);
+	struct ctx_records *r = ctx_recs(test);
+	u64 *ids = kunit_kcalloc(test, n, sizeof(*ids), GFP_KERNEL);
+	u8 *ended = kunit_kzalloc(test, n, GFP_KERNEL);
+	struct twheel_base *base;
+	struct timespec64 ts;
+	int round, i, k, got;
+	u64 budget;
+	s64 t0;
+	long m;
+
+	KUNIT_ASSERT_NOT_NULL(test, ids);
+	KUNIT_ASSERT_NOT_NULL(test, ended);
+	for (round = 0; round < 3; round++) {
+		t0 = ktime_get_real() + 3600LL * 1000 * MS;
+		for (i = 0; i < n; i++)
+			KUNIT_ASSERT_EQ(test,
+					ctx_add(ctx, i, t0 + (i % 5) * MS,
+						TWHEEL_ABSTIME |
+						(i & 1 ? TWHEEL_CANCEL_ON_SET : 0),
+						CLOCK_REALTIME, &ids[i]), 0);
+		memset(ended, 0, n);
+		twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
+		base = tm->clocks.bases[TWHEEL_CLK_REALTIME];
+		/* The wheel an hour ahead; the clock then reads behind it. */
+		ctx_update_at(ctx, TWHEEL_CLK_REALTIME, t0 - MS);
+		budget = TWHEEL_CHUNK / 2;
+		KUNIT_EXPECT_FALSE(test, twheel_timers_update(tm, &budget));
+		KUNIT_EXPECT_FALSE(test, list_empty(&base->rebase));
+		KUNIT_EXPECT_EQ(test, base->wheel.count, (u64)TWHEEL_CHUNK / 2);
+		twheel_ctx_unlock(ctx);
+		/* A set (to the time it has) with half the timers out. */
+		ktime_get_real_ts64(&ts);
+		KUNIT_ASSERT_EQ(test, do_settimeofday64(&ts), 0);
+		twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
+		KUNIT_EXPECT_TRUE(test, list_empty(&base->rebase));
+		KUNIT_EXPECT_FALSE(test, twheel_timers_set_pending(tm));
+		KUNIT_EXPECT_EQ(test, base->wheel.count, (u64)(n + 1) / 2);
+		KUNIT_EXPECT_EQ(test, tm->nr_queued, (u64)n / 2);
+		twheel_ctx_unlock(ctx);
+		/* One set-ended record per CANCEL_ON_SET timer, none twice. */
+		for (got = 0;; got += r->n) {
+			r->n = 0;
+			m = twheel_ctx_read(ctx, ARRAY_SIZE(r->ev), ctx_emit, r);
+			if (m <= 0)
+				break;
+			for (k = 0; k < r->n; k++) {
+				i = r->ev[k].cookie;
+				KUNIT_ASSERT_LT(test, i, n);
+				KUNIT_EXPECT_EQ(test, i & 1, 1);
+				KUNIT_EXPECT_EQ(test, r->ev[k].id, ids[i]);
+				KUNIT_EXPECT_EQ(test, r->ev[k].flags,
+						TWHEEL_EVENT_CLOCK_SET);
+				KUNIT_EXPECT_EQ(test, ended[i], 0);
+				ended[i] = 1;
+			}
+		}
+		KUNIT_EXPECT_EQ(test, got, n / 2);
+		/* The others are pending, each cancelled once. */
+		for (i = 0; i < n; i++)
+			KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, ids[i], NULL),
+					i & 1 ? -ENOENT : 0);
+		KUNIT_EXPECT_EQ(test, base->wheel.count, 0ULL);
+		KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 0ULL);
+	}
 	twheel_ctx_destroy(ctx);
 }
 
@@ -375,7 +500,9 @@ static struct kunit_case twheel_base_cases[] = {
 	KUNIT_CASE(twheel_base_hrtimer_only_wakes),
 	KUNIT_CASE(twheel_base_alarm_wakes),
 	KUNIT_CASE(twheel_base_clock_set),
+	KUNIT_CASE(twheel_base_clock_set_many),
 	KUNIT_CASE(twheel_base_rebase),
+	KUNIT_CASE(twheel_base_set_during_rebase),
 	KUNIT_CASE(twheel_base_levels_follow_use),
 	{}
 };
