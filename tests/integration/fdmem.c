@@ -339,10 +339,11 @@ static void per_fd(const char *what, const int64_t *ahead, int n, int levels,
 	slabs_print(what, s0, s1, N_FDS);
 	/*
 	 * To within the counters' per-CPU batches (under a page per CPU, a
-	 * few bytes per fd): one object more or less (16 bytes at least,
-	 * the 8 of the smallest kmalloc and the cgroup's 8) fails it.
+	 * few bytes per fd; exact on the stock and rt kernels, 9 bytes over
+	 * on the debug one): one object more or less of 32 bytes or more
+	 * fails it.
 	 */
-	CHECK(charged > model - 16.0 && charged < model + 16.0);
+	CHECK(charged > model - 32.0 && charged < model + 32.0);
 	if (!debug) {
 		CHECK(model <= FD_BOUND);
 		CHECK(per <= FD_BOUND);
