@@ -13,6 +13,11 @@
  * the wheel's count went off by the number of those (fdinfo kept a
  * realtime next expiry with no timer left), and the next timer added made
  * the wheel read empty: its hrtimer stopped and the record never came.
+ * That needs a set to land in a window of a few instructions, which this
+ * test, from user space, cannot force (it passed on the old code in the
+ * runs tried): the KUnit case twheel_base_set_during_rebase builds that
+ * state exactly. This one checks the outcome under real steps: exactly
+ * once, and a wheel whose count agrees with its timers.
  *
  * Each episode: LIVE timers on the fd (half of them CANCEL_ON_SET); one
  * thread steps CLOCK_REALTIME back by STEP, waits a little (a different
