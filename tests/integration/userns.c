@@ -83,6 +83,8 @@ static struct uns ns_make_at(const char *file, int line,
 	struct uns ns;
 	pid_t pid;
 
+	if (access("/proc/self/ns/user", F_OK))
+		twt_skip("no user namespaces in this kernel (CONFIG_USER_NS)");
 	CHECK_OK(pipe(ctl));
 	CHECK_OK(pipe(st));
 	fflush(stdout);
