@@ -1608,8 +1608,8 @@ static void stores_leave_device_times(void)
 	size_t pg = pgsz(), per = pg / 8;
 	uint64_t *tab, *tab2, ids[5 * 512];
 	struct stat st0, orig;
+	int fd, i, cancels = 6;
 	pid_t pid;
-	int fd, i;
 
 	CHECK(per <= 512);
 	CHECK_OK(stat(TWHEEL_DEVICE, &orig));
@@ -1652,6 +1652,7 @@ static void stores_leave_device_times(void)
 		st(tab, ids[2], TWHEEL_TABLE_CANCELLED(ids[2]));
 		st(tab, ids[3 * per], TWHEEL_TABLE_CANCELLED(ids[3 * per]));
 		CHECK_UNSTAMPED("stores after MADV_DONTNEED");
+		cancels += 2;
 	} else {
 		printf("# MADV_DONTNEED: %s\n", strerror(errno));
 	}
@@ -1668,8 +1669,8 @@ static void stores_leave_device_times(void)
 	CHECK_EQ(ld(tab, ids[4 * per]), TWHEEL_TABLE_CANCELLED(ids[4 * per]));
 	/* And the stores all took effect. */
 	adv_to(fd, 10 * MS);
-	CHECK_EQ(twt_info(fd).cancelled, 8);
-	CHECK_EQ(twt_queued(fd), 5 * per - 9);
+	CHECK_EQ(twt_info(fd).cancelled, cancels);
+	CHECK_EQ(twt_queued(fd), 5 * per - cancels - 1);
 	CHECK_EQ(twt_query(fd, ids[per]).deadline_ns, 20 * MS);
 	CHECK_UNSTAMPED("expiry");
 	close(fd);
@@ -1970,7 +1971,7 @@ TWT_MAIN("table",
 	 TWT_CASE(timens_minus_3s),
 	 TWT_CASE(timens_plus_100s),
 	 TWT_CASE(stores_leave_device_times),
-	 TWT_CASE(cancelled_count_100k),
+	 TWT_CASE_T(cancelled_count_100k, 600),
 	 TWT_CASE(tag_wrong_index),
 	 TWT_CASE(prot_read_mapping),
 	 TWT_CASE(id_zero),
