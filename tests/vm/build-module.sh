@@ -20,12 +20,16 @@ mkdir -p "$mod"
 # One build per kernel at a time: concurrent VM runs share build/mod-*.
 exec 9> "$mod.lock"
 flock 9
-# Mirror the module sources; cp -u keeps timestamps so make stays incremental.
+# Mirror the module sources: a file is copied only when its content
+# differs, and then gets the time of the copy, so that make rebuilds what
+# changed (a source's own time may be older than the object built from
+# its earlier content) and nothing else.
 (cd "$top" && find Kbuild kmod uapi tests/kunit tests/wheel -type f \
 	\( -name Kbuild -o -name '*.c' -o -name '*.h' \) 2>/dev/null) |
 while read -r f; do
+	cmp -s "$top/$f" "$mod/$f" && continue
 	mkdir -p "$mod/$(dirname "$f")"
-	cp -u -p "$top/$f" "$mod/$f"
+	cp "$top/$f" "$mod/$f"
 done
 # Drop mirrored files whose source is gone.
 (cd "$mod" && find . -type f \( -name '*.c' -o -name '*.h' -o -name Kbuild \)) |
