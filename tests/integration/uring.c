@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE	/* preadv2(), RWF_NOWAIT */
 #include <dirent.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <liburing.h>
 #include <linux/userfaultfd.h>
@@ -235,13 +236,51 @@ static void cmd_batch(void)
 	close(fd);
 }
 
+/* Wait for the userfaultfd's next fault: the address of its page. */
+static uint64_t uffd_fault(int uffd, size_t pg, uint32_t *ptid)
+{
+	struct pollfd p = { .fd = uffd, .events = POLLIN };
+	struct uffd_msg msg;
+
+	/* Not a measure: a bound on a wait that must end, to fail, not hang. */
+	CHECK_EQ(poll(&p, 1, 30000), 1);
+	CHECK_EQ(read(uffd, &msg, sizeof(msg)), (ssize_t)sizeof(msg));
+	CHECK_EQ(msg.event, UFFD_EVENT_PAGEFAULT);
+	*ptid = msg.arg.pagefault.feat.ptid;
+	return msg.arg.pagefault.address & ~(uint64_t)(pg - 1);
+}
+
+/* Resolve the fault on @dst with a copy of @src's page. */
+static void uffd_fill(int uffd, size_t pg, void *dst, const void *src)
+{
+	struct uffdio_copy cp = {
+		.dst = (uintptr_t)dst, .src = (uintptr_t)src, .len = pg,
+	};
+
+	CHECK_OK(ioctl(uffd, UFFDIO_COPY, &cp));
+}
+
+/* Wait for one CQE, submitting nothing: its res (and tag). */
+static int wait_cqe_only(struct io_uring *ring, uint64_t *tag)
+{
+	struct io_uring_cqe *cqe;
+	int res;
+
+	CHECK_EQ(io_uring_wait_cqe(ring, &cqe), 0);
+	res = cqe->res;
+	*tag = cqe->user_data;
+	io_uring_cqe_seen(ring, cqe);
+	return res;
+}
+
 /*
- * An ADD whose argument is in a page not in memory (userfaultfd, missing):
- * the inline issue does not fault it in (that would wait under the ring's
- * lock, here for ever) but hands the command to io_uring's worker, which
- * takes the fault; io_uring_submit() returns meanwhile. The SQE's place
- * in the ring (a ring of one) is filled with another command before the
- * fault is resolved: the worker still does the first one's argument.
+ * ADDs whose arguments are in pages not in memory (userfaultfd, missing):
+ * the inline issue does not fault them in (that would wait under the
+ * ring's lock, here for ever) but hands each to io_uring's worker, which
+ * takes the fault; io_uring_submit() returns meanwhile. With one worker
+ * allowed, the second waits for it; the SQE's place in the ring (a ring
+ * of one) is then filled with a third before the worker starts the
+ * second: the worker still does the second's own argument.
  */
 static void cmd_arg_paged_out(void)
 {
@@ -251,45 +290,44 @@ static void cmd_arg_paged_out(void)
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
 	int fd = twt_open_manual(0, MS), uffd;
 	struct uffdio_register reg = { 0 };
-	struct uffdio_copy cp = { 0 };
-	struct twheel_add *a, a2, *src;
-	struct io_uring_cqe *cqe;
-	struct uffd_msg msg;
-	struct io_uring ring;
+	struct twheel_add *a, *b, a3, *src;
+	unsigned int workers[2] = { 1, 1 };
 	char path[64], comm[32] = "";
+	struct io_uring ring;
 	uint64_t tag = 0;
+	uint32_t ptid;
 	FILE *f;
 
 	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
 	if (uffd < 0)
 		twt_skip("no userfaultfd here");
 	CHECK_OK(ioctl(uffd, UFFDIO_API, &api));
-	a = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		 -1, 0);
-	src = mmap(NULL, pg, PROT_READ | PROT_WRITE,
+	a = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	src = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CHECK(a != MAP_FAILED && src != MAP_FAILED);
+	b = (struct twheel_add *)((char *)a + pg);
 	reg.range.start = (uintptr_t)a;
-	reg.range.len = pg;
+	reg.range.len = 2 * pg;
 	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
 	CHECK_OK(ioctl(uffd, UFFDIO_REGISTER, &reg));
-	/* What the page will hold once the fault is resolved. */
+	/* What the pages will hold once their faults are resolved. */
 	src->cookie = 5;
 	src->expires_ns = 10 * MS;
 	src->clock = CLOCK_MONOTONIC;
+	memcpy((char *)src + pg, src, sizeof(*src));
+	((struct twheel_add *)((char *)src + pg))->cookie = 6;
 
 	CHECK_EQ(io_uring_queue_init(1, &ring, 0), 0);
+	CHECK_EQ(io_uring_register_iowq_max_workers(&ring, workers), 0);
 	prep_cmd(&ring, fd, TWHEEL_IOC_ADD, a, 0, 1);
 	/* Returns: the submitting task did not wait for the page. */
 	CHECK_EQ(io_uring_submit(&ring), 1);
 	/* The fault, taken by io_uring's worker thread. */
-	CHECK_EQ(read(uffd, &msg, sizeof(msg)), (ssize_t)sizeof(msg));
-	CHECK_EQ(msg.event, UFFD_EVENT_PAGEFAULT);
-	CHECK_EQ(msg.arg.pagefault.address & ~(uint64_t)(pg - 1),
-		 (uint64_t)(uintptr_t)a);
-	CHECK(msg.arg.pagefault.feat.ptid != (uint32_t)gettid());
-	snprintf(path, sizeof(path), "/proc/self/task/%u/comm",
-		 msg.arg.pagefault.feat.ptid);
+	CHECK_EQ(uffd_fault(uffd, pg, &ptid), (uint64_t)(uintptr_t)a);
+	CHECK(ptid != (uint32_t)gettid());
+	snprintf(path, sizeof(path), "/proc/self/task/%u/comm", ptid);
 	f = fopen(path, "r");
 	CHECK(f != NULL);
 	CHECK(fgets(comm, sizeof(comm), f) != NULL);
@@ -297,34 +335,38 @@ static void cmd_arg_paged_out(void)
 	printf("# the fault was taken by %s", comm);
 	CHECK(strncmp(comm, "iou-wrk-", 8) == 0);
 
-	/* The SQE's place now holds another ADD, not yet submitted. */
-	memset(&a2, 0, sizeof(a2));
-	a2.cookie = 6;
-	a2.expires_ns = 20 * MS;
-	a2.clock = CLOCK_MONOTONIC;
-	prep_cmd(&ring, fd, TWHEEL_IOC_ADD, &a2, 0, 2);
-	cp.dst = (uintptr_t)a;
-	cp.src = (uintptr_t)src;
-	cp.len = pg;
-	CHECK_OK(ioctl(uffd, UFFDIO_COPY, &cp));
-	/* Its CQE, nothing more submitted. */
-	CHECK_EQ(io_uring_wait_cqe(&ring, &cqe), 0);
-	CHECK_EQ(cqe->user_data, 1);
-	CHECK_EQ(cqe->res, 0);
-	io_uring_cqe_seen(&ring, cqe);
+	/* The second, behind the first's worker; its SQE's place reused. */
+	prep_cmd(&ring, fd, TWHEEL_IOC_ADD, b, 0, 2);
+	CHECK_EQ(io_uring_submit(&ring), 1);
+	memset(&a3, 0, sizeof(a3));
+	a3.cookie = 7;
+	a3.expires_ns = 20 * MS;
+	a3.clock = CLOCK_MONOTONIC;
+	prep_cmd(&ring, fd, TWHEEL_IOC_ADD, &a3, 0, 3);
+
+	uffd_fill(uffd, pg, a, src);
+	CHECK_EQ(wait_cqe_only(&ring, &tag), 0);
+	CHECK_EQ(tag, 1);
 	CHECK(a->id != 0);
 	CHECK_EQ(twt_query(fd, a->id).cookie, 5);
-	CHECK_EQ(a2.id, 0);
-	CHECK_EQ(twt_info(fd).timers, 1);
-	/* The second, submitted now: done with its own argument. */
-	CHECK_EQ(wait_one(&ring, &tag), 0);
+	/* The worker goes on with the second: its own argument, b. */
+	CHECK_EQ(uffd_fault(uffd, pg, &ptid), (uint64_t)(uintptr_t)b);
+	uffd_fill(uffd, pg, b, (char *)src + pg);
+	CHECK_EQ(wait_cqe_only(&ring, &tag), 0);
 	CHECK_EQ(tag, 2);
+	CHECK(b->id != 0);
+	CHECK_EQ(twt_query(fd, b->id).cookie, 6);
+	CHECK_EQ(a3.id, 0);
 	CHECK_EQ(twt_info(fd).timers, 2);
-	CHECK(a2.id != 0 && a2.id != a->id);
-	CHECK_EQ(twt_query(fd, a2.id).cookie, 6);
+	/* The third, submitted now: done at once, with its own argument. */
+	CHECK_EQ(wait_one(&ring, &tag), 0);
+	CHECK_EQ(tag, 3);
+	CHECK(a3.id != 0);
+	CHECK_EQ(twt_query(fd, a3.id).cookie, 7);
+	CHECK_EQ(twt_info(fd).timers, 3);
 	io_uring_queue_exit(&ring);
-	munmap(a, pg);
-	munmap(src, pg);
+	munmap(a, 2 * pg);
+	munmap(src, 2 * pg);
 	close(uffd);
 	close(fd);
 }
