@@ -223,6 +223,33 @@ void twheel_ctx_lock_update(struct twheel_ctx *ctx, enum twheel_update how)
 EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_lock_update);
 
 /**
+ * twheel_ctx_trylock_update() - twheel_ctx_lock_update(), never sleeping
+ * @ctx: the context
+ * @how: how far to bring the wheels (enum twheel_update)
+ *
+ * For callers that must not wait (io_uring's inline issue, a read with
+ * IOCB_NOWAIT): the lock is taken only if it is free, and at most one
+ * chunk of TWHEEL_CHUNK entries of wheel work is done.
+ *
+ * Return: true with ctx->lock held and the wheels as far as @how asks;
+ * false, the lock not held, when it was taken or more than one chunk was
+ * due (the chunk done stays done; the rest is for the next user).
+ */
+bool twheel_ctx_trylock_update(struct twheel_ctx *ctx, enum twheel_update how)
+{
+	if (!mutex_trylock(&ctx->lock))
+		return false;
+	ctx->timers.now_valid = 0;
+	if (!twheel_ctx_fired(ctx) || twheel_ctx_enough(ctx, how))
+		return true;
+	if (twheel_ctx_update_chunk(ctx) || twheel_ctx_enough(ctx, how))
+		return true;
+	twheel_ctx_unlock(ctx);
+	return false;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_trylock_update);
+
+/**
  * twheel_ctx_unlock() - release the lock, then wake readers if records
  *                       were queued while it was held
  * @ctx: the context
@@ -285,6 +312,49 @@ void twheel_ctx_destroy(struct twheel_ctx *ctx)
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_destroy);
 
+/* twheel_ctx_submit(), or with @nowait twheel_ctx_submit_nowait(). */
+static u32 __twheel_ctx_submit(struct twheel_ctx *ctx, struct twheel_op *ops,
+			       u32 nr,
+			       int (*out)(void *arg, u32 i,
+					  const struct twheel_op *op),
+			       void *arg, int *err, bool nowait)
+{
+	/* Set up by twheel_mem_alloc() (no zeroing of the whole array). */
+	struct twheel_mem mem[TWHEEL_SUBMIT_CHUNK] __uninitialized;
+	u32 i = 0;
+	int ret;
+
+	if (WARN_ON_ONCE(nr > TWHEEL_SUBMIT_CHUNK))
+		nr = TWHEEL_SUBMIT_CHUNK;
+	twheel_mem_alloc(mem, ops, nr, READ_ONCE(ctx->timers.nr_spare));
+	if (!nowait) {
+		twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
+	} else if (!twheel_ctx_trylock_update(ctx, TWHEEL_UPDATE_ALL)) {
+		*err = -EAGAIN;
+		goto out;
+	}
+	while (i < nr) {
+		ret = twheel_timers_op(&ctx->timers, &ops[i], &mem[i], i, out,
+				       arg);
+		if (ret == -EAGAIN && !nowait) {
+			twheel_ctx_unlock(ctx);
+			cond_resched();
+			twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
+			continue;
+		}
+		if (ret) {
+			*err = ret;
+			break;
+		}
+		i++;
+	}
+	twheel_mem_spare(&ctx->timers, mem, nr);
+	twheel_ctx_unlock(ctx);
+out:
+	twheel_mem_free(mem, nr);
+	return i;
+}
+
 /**
  * twheel_ctx_submit() - do operations in order, as TWHEEL_IOC_SUBMIT does
  * @ctx: the context; the caller does not hold the lock
@@ -308,36 +378,34 @@ u32 twheel_ctx_submit(struct twheel_ctx *ctx, struct twheel_op *ops, u32 nr,
 		      int (*out)(void *arg, u32 i, const struct twheel_op *op),
 		      void *arg, int *err)
 {
-	/* Set up by twheel_mem_alloc() (no zeroing of the whole array). */
-	struct twheel_mem mem[TWHEEL_SUBMIT_CHUNK] __uninitialized;
-	u32 i;
-	int ret;
-
-	if (WARN_ON_ONCE(nr > TWHEEL_SUBMIT_CHUNK))
-		nr = TWHEEL_SUBMIT_CHUNK;
-	twheel_mem_alloc(mem, ops, nr, READ_ONCE(ctx->timers.nr_spare));
-	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
-	for (i = 0; i < nr; ) {
-		ret = twheel_timers_op(&ctx->timers, &ops[i], &mem[i], i, out,
-				       arg);
-		if (ret == -EAGAIN) {
-			twheel_ctx_unlock(ctx);
-			cond_resched();
-			twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
-			continue;
-		}
-		if (ret) {
-			*err = ret;
-			break;
-		}
-		i++;
-	}
-	twheel_mem_spare(&ctx->timers, mem, nr);
-	twheel_ctx_unlock(ctx);
-	twheel_mem_free(mem, nr);
-	return i;
+	return __twheel_ctx_submit(ctx, ops, nr, out, arg, err, false);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_submit);
+
+/**
+ * twheel_ctx_submit_nowait() - twheel_ctx_submit(), never sleeping
+ * @ctx: the context; the caller does not hold the lock
+ * @ops: the operations, at most TWHEEL_SUBMIT_CHUNK
+ * @nr: their number
+ * @out: as for twheel_ctx_submit()
+ * @arg: for @out
+ * @err: as for twheel_ctx_submit(); -EAGAIN where the call would wait
+ *
+ * Under one hold of the lock, taken by twheel_ctx_trylock_update(): stops
+ * before the first operation when that fails, before one that needs more
+ * wheel work than its hold may do.
+ *
+ * Return: the number of operations done and handed to @out.
+ */
+u32 twheel_ctx_submit_nowait(struct twheel_ctx *ctx, struct twheel_op *ops,
+			     u32 nr,
+			     int (*out)(void *arg, u32 i,
+					const struct twheel_op *op),
+			     void *arg, int *err)
+{
+	return __twheel_ctx_submit(ctx, ops, nr, out, arg, err, true);
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_submit_nowait);
 
 /**
  * twheel_ctx_list() - statuses of the context's timers, resumably
@@ -487,6 +555,45 @@ int twheel_ctx_advance(struct twheel_ctx *ctx, u64 delta_ns,
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_advance);
 
+/*
+ * Caller holds the lock, released here: hand over up to @max queued
+ * records (TWHEEL_CHUNK at most), as twheel_ctx_read() says.
+ */
+static long twheel_ctx_take(struct twheel_ctx *ctx, u64 max,
+			    int (*emit)(void *arg,
+					const struct twheel_event *ev, u32 n),
+			    void *arg)
+{
+	struct twheel_timers *tm = &ctx->timers;
+	struct twheel_event ev[TWHEEL_READ_BATCH];
+	s64 now[TWHEEL_NR_CLOCKS];
+	u8 valid = 0;
+	u64 n = 0;
+	int ret = 0;
+	u32 k;
+
+	lockdep_assert_held(&ctx->lock);
+	while (n < max && n < TWHEEL_CHUNK) {
+		k = twheel_timers_peek(tm, ev,
+				       min3(max - n, TWHEEL_CHUNK - n,
+					    (u64)TWHEEL_READ_BATCH),
+				       now, &valid);
+		if (!k)
+			break;
+		ret = emit(arg, ev, k);
+		if (ret <= 0)
+			break;
+		/* Only the records taken leave the queue. */
+		twheel_timers_take(tm, ret, now);
+		n += ret;
+		if (ret < k)
+			break;
+	}
+	twheel_stat_add(read, n);
+	twheel_ctx_unlock(ctx);
+	return n ? n : ret;
+}
+
 /**
  * twheel_ctx_read() - hand over queued records, oldest first
  * @ctx: the context; the caller does not hold the lock
@@ -510,59 +617,34 @@ long twheel_ctx_read(struct twheel_ctx *ctx, u64 max,
 				 u32 n),
 		     void *arg)
 {
-	struct twheel_timers *tm = &ctx->timers;
-	struct twheel_event ev[TWHEEL_READ_BATCH];
-	s64 now[TWHEEL_NR_CLOCKS];
-	u8 valid = 0;
-	u64 n = 0;
-	int ret = 0;
-	u32 k;
-
 	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_RECORD);
-	while (n < max && n < TWHEEL_CHUNK) {
-		k = twheel_timers_peek(tm, ev,
-				       min3(max - n, TWHEEL_CHUNK - n,
-					    (u64)TWHEEL_READ_BATCH),
-				       now, &valid);
-		if (!k)
-			break;
-		ret = emit(arg, ev, k);
-		if (ret <= 0)
-			break;
-		/* Only the records taken leave the queue. */
-		twheel_timers_take(tm, ret, now);
-		n += ret;
-		if (ret < k)
-			break;
-	}
-	twheel_stat_add(read, n);
-	twheel_ctx_unlock(ctx);
-	return n ? n : ret;
+	return twheel_ctx_take(ctx, max, emit, arg);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_read);
 
-/*
- * The timers whose table entries say cancelled, in a pass over the slots,
- * TWHEEL_CHUNK of them per hold of the lock; 0 without a table.
+/**
+ * twheel_ctx_read_nowait() - twheel_ctx_read(), never sleeping
+ * @ctx: the context; the caller does not hold the lock
+ * @max: the most records to hand over
+ * @emit: as for twheel_ctx_read()
+ * @arg: for @emit
+ *
+ * As twheel_ctx_read(), the lock taken with twheel_ctx_trylock_update():
+ * at most one chunk of wheel work, and TWHEEL_CHUNK records.
+ *
+ * Return: as twheel_ctx_read(); -EAGAIN when the lock was taken or more
+ * than one chunk of wheel work was due.
  */
-static u64 twheel_ctx_cancelled(struct twheel_ctx *ctx)
+long twheel_ctx_read_nowait(struct twheel_ctx *ctx, u64 max,
+			    int (*emit)(void *arg,
+					const struct twheel_event *ev, u32 n),
+			    void *arg)
 {
-	struct twheel_timers *tm = &ctx->timers;
-	u32 slot = 0;
-	u64 n = 0;
-	bool more;
-
-	do {
-		mutex_lock(&ctx->lock);
-		if (twheel_table_on(&tm->table))
-			n += twheel_timers_cancelled(tm, &slot, TWHEEL_CHUNK);
-		more = twheel_table_on(&tm->table) && slot < tm->ids.nr_slots;
-		mutex_unlock(&ctx->lock);
-		if (more)
-			cond_resched();
-	} while (more);
-	return n;
+	if (!twheel_ctx_trylock_update(ctx, TWHEEL_UPDATE_RECORD))
+		return -EAGAIN;
+	return twheel_ctx_take(ctx, max, emit, arg);
 }
+EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_read_nowait);
 
 /**
  * twheel_ctx_mmap() - allow a mapping of the table
@@ -634,8 +716,8 @@ void twheel_ctx_info(struct twheel_ctx *ctx, struct twheel_info *info)
 			      TWHEEL_CONFIG_TABLE : 0) |
 			     (tm->set_records ? TWHEEL_CONFIG_CLOCK_SET : 0);
 	info->table_size = (u64)tm->table.size_pages * PAGE_SIZE;
+	info->cancelled = tm->table_cancelled;
 	twheel_ctx_unlock(ctx);
-	info->cancelled = twheel_ctx_cancelled(ctx);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_info);
 
@@ -648,16 +730,18 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_info);
  * running lsof say, must not do the owner's work nor change what the
  * owner reads), so timers that fell due since the fd was last used count
  * as pending until then. Its cost is bounded: one hold of the lock and
- * O(clocks) work, and with a table the pass that counts cancelled
- * timers, TWHEEL_CHUNK slots per hold. next_expiry_<clock>_ns is when
- * that clock's wheel has its next event (a cascade or an expiry), in the
+ * O(clocks) work, whatever the number of timers (it visits no slot and
+ * no table entry). next_expiry_<clock>_ns is when that clock's wheel has
+ * its next event (a cascade or an expiry), in the
  * opener's time namespace: never after the earliest deadline's tick on
  * that clock; on a real clock, when its hrtimer fires. index_bytes is
  * the memory of the id table, slots its slots, spare the ended one-shot
  * timers kept for the next adds (TWHEEL_SPARE_MAX). table_size is the
  * size of the shared timer table (0: none), table_bytes the memory of its
- * pages backed so far; with a table, cancelled counts the timers whose
- * entries say so. trace_id names the context in trace events.
+ * pages backed so far; with a table, cancelled is struct
+ * twheel_info.cancelled (the timers the kernel ended because their entry
+ * said TWHEEL_TABLE_CANCELLED). trace_id names the context in trace
+ * events.
  * manual_now_ns is the manual clock's time. uid, user_fds and
  * user_timers: the user the fd is charged to (in the reader's user
  * namespace), their open fds and timer slots over all of them.
@@ -696,9 +780,9 @@ void twheel_ctx_show(struct twheel_ctx *ctx, struct seq_file *m)
 						 twheel_tick_ns(twheel_wheel_next(&base->wheel),
 								clocks->tick_ns)));
 	}
-	mutex_unlock(&ctx->lock);
 	if (twheel_table_on(&tm->table))
-		seq_printf(m, "cancelled:\t%llu\n", twheel_ctx_cancelled(ctx));
+		seq_printf(m, "cancelled:\t%llu\n", tm->table_cancelled);
+	mutex_unlock(&ctx->lock);
 	if (tm->user) {
 		twheel_user_usage(tm->user, &uid, &fds, &slots);
 		seq_printf(m, "uid:\t%u\n",

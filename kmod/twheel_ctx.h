@@ -58,6 +58,7 @@ struct twheel_ctx *twheel_ctx_create(struct twheel_user *user, u64 max_timers,
 void twheel_ctx_destroy(struct twheel_ctx *ctx);
 
 void twheel_ctx_lock_update(struct twheel_ctx *ctx, enum twheel_update how);
+bool twheel_ctx_trylock_update(struct twheel_ctx *ctx, enum twheel_update how);
 void twheel_ctx_unlock(struct twheel_ctx *ctx);
 
 int twheel_ctx_config(struct twheel_ctx *ctx, u64 tick_ns, u32 flags,
@@ -69,12 +70,21 @@ int twheel_ctx_advance(struct twheel_ctx *ctx, u64 delta_ns,
 u32 twheel_ctx_submit(struct twheel_ctx *ctx, struct twheel_op *ops, u32 nr,
 		      int (*out)(void *arg, u32 i, const struct twheel_op *op),
 		      void *arg, int *err);
+u32 twheel_ctx_submit_nowait(struct twheel_ctx *ctx, struct twheel_op *ops,
+			     u32 nr,
+			     int (*out)(void *arg, u32 i,
+					const struct twheel_op *op),
+			     void *arg, int *err);
 u32 twheel_ctx_list(struct twheel_ctx *ctx, u64 *cursor,
 		    struct twheel_status *st, u32 n);
 long twheel_ctx_read(struct twheel_ctx *ctx, u64 max,
 		     int (*emit)(void *arg, const struct twheel_event *ev,
 				 u32 n),
 		     void *arg);
+long twheel_ctx_read_nowait(struct twheel_ctx *ctx, u64 max,
+			    int (*emit)(void *arg,
+					const struct twheel_event *ev, u32 n),
+			    void *arg);
 void twheel_ctx_info(struct twheel_ctx *ctx, struct twheel_info *info);
 void twheel_ctx_show(struct twheel_ctx *ctx, struct seq_file *m);
 

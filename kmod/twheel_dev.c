@@ -37,6 +37,7 @@
 #include "twheel_compat.h"
 #include "twheel_ctx.h"
 #include "twheel_dev.h"
+#include "twheel_table.h"
 #include "twheel_uops.h"
 #include "twheel_user.h"
 
@@ -511,6 +512,8 @@ static vm_fault_t twheel_table_fault(struct vm_fault *vmf)
 
 static const struct vm_operations_struct twheel_table_vm_ops = {
 	.fault = twheel_table_fault,
+	/* A store does not stamp /dev/twheel's times (see the function). */
+	.page_mkwrite = twheel_table_page_mkwrite,
 };
 
 /*

@@ -349,9 +349,10 @@ static s64 twheel_timer_entry_deadline(struct twheel_timers *tm, u32 clock,
  * Act on the table entries of the timers an update of a wheel handed back
  * at @now_ns, due: a one-shot timer whose entry holds a later deadline
  * goes back into the wheel for it, a timer whose entry says cancelled
- * ends; either leaves @expired, without a record. The others stay, to be
- * queued. Each entry is read once, and what is put back is due after
- * @now_ns: no timer comes back in this update.
+ * ends (counted in tm->table_cancelled); either leaves @expired, without
+ * a record. The others stay, to be queued. Each entry is read once, and
+ * what is put back is due after @now_ns: no timer comes back in this
+ * update.
  *
  * Return: how many left @expired.
  */
@@ -376,6 +377,7 @@ static u64 twheel_timers_entries(struct twheel_timers *tm,
 			twheel_timer_forget(tm, t);
 			if (pt || !twheel_timer_spare_put(tm, t))
 				twheel_timer_release(t);
+			tm->table_cancelled++;
 			n++;
 			continue;
 		}
@@ -390,27 +392,6 @@ static u64 twheel_timers_entries(struct twheel_timers *tm,
 		twheel_timer_place(tm, t, deadline, now_ns);
 		n++;
 	}
-	return n;
-}
-
-/**
- * twheel_timers_cancelled() - count the timers whose entry says cancelled
- * @tm: the timers, with a table (twheel_table_on())
- * @slot: the id slot to start at; set to where to go on (the end: the
- *        number of slots)
- * @budget: the most slots to look at
- *
- * Return: the live timers in the slots looked at whose entries hold
- * TWHEEL_TABLE_CANCELLED for them.
- */
-u64 twheel_timers_cancelled(struct twheel_timers *tm, u32 *slot, u32 budget)
-{
-	struct twheel_timer *t;
-	u64 v, n = 0;
-
-	while ((t = twheel_ids_next(&tm->ids, slot, &budget)))
-		n += twheel_table_read(&tm->table, twheel_timer_id(t), &v) &&
-		     (v & TWHEEL_TABLE_CANCEL);
 	return n;
 }
 

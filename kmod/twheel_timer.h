@@ -155,6 +155,9 @@ static inline struct twheel_ptimer *twheel_ptimer(struct twheel_timer *t)
  * @nr_spare: their number, at most TWHEEL_SPARE_MAX; read without the
  *            lock by twheel_mem_alloc()
  * @table: the shared timer table, if the set has one
+ * @table_cancelled: the timers ended because their table entry said
+ *                   TWHEEL_TABLE_CANCELLED when their deadline tick came
+ *                   due (twheel_timers_entries()), since the set was made
  * @sets: how it acts on wall clock sets, once it does (it has or had a
  *        timer with TWHEEL_CANCEL_ON_SET, or TWHEEL_CONFIG_CLOCK_SET on a
  *        real clock); NULL before
@@ -175,6 +178,7 @@ struct twheel_timers {
 	struct twheel_timer *spare;
 	u32 nr_spare;
 	struct twheel_table table;
+	u64 table_cancelled;
 	struct twheel_sets *sets;
 	bool set_records;
 };
@@ -269,7 +273,6 @@ void twheel_timer_publish(struct twheel_timers *tm, struct twheel_timer *t,
 bool twheel_timers_set_pending(struct twheel_timers *tm);
 int twheel_timers_watch_sets(struct twheel_timers *tm, bool records);
 void twheel_timers_drop_set_rec(struct twheel_timers *tm);
-u64 twheel_timers_cancelled(struct twheel_timers *tm, u32 *slot, u32 budget);
 u32 twheel_timers_peek(struct twheel_timers *tm, struct twheel_event *ev,
 		       u32 n, s64 *now, u8 *valid);
 void twheel_timers_take(struct twheel_timers *tm, u32 n, const s64 *now);
