@@ -74,4 +74,23 @@ static inline s64 twheel_add_ns(s64 now, s64 delay)
 	return now + delay;
 }
 
+/**
+ * twheel_floor_div() - the tick a time falls in, for times before 0 too
+ * @ns: the time in nanoseconds
+ * @tick_ns: the tick length, 1 to TWHEEL_MAX_TICK_NS
+ *
+ * Return: floor(@ns / @tick_ns).
+ */
+static inline s64 twheel_floor_div(s64 ns, u64 tick_ns)
+{
+	s32 rem;
+	s64 q;
+
+	if (ns >= 0)
+		return div64_u64(ns, tick_ns);
+	/* tick_ns <= TWHEEL_MAX_TICK_NS fits s32. */
+	q = div_s64_rem(ns, (s32)tick_ns, &rem);
+	return rem ? q - 1 : q;
+}
+
 #endif /* _TWHEEL_TIME_H */

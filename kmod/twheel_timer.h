@@ -262,6 +262,15 @@ static inline struct twheel_timer *twheel_timer_find(struct twheel_timers *tm,
 	return t && twheel_timer_id(t) == id ? t : NULL;
 }
 
+/* Within the timers' layer (twheel_timer.c, twheel_update.c). */
+void twheel_timer_release(struct twheel_timer *t);
+bool twheel_timer_spare_put(struct twheel_timers *tm, struct twheel_timer *t);
+void twheel_timer_forget(struct twheel_timers *tm, struct twheel_timer *t);
+void twheel_trace_expire(struct twheel_timers *tm, struct twheel_timer *t,
+			 s64 deadline_ns, s64 now_ns);
+void twheel_timers_queue(struct twheel_timers *tm, struct list_head *recs,
+			 u64 n, bool wake);
+
 void twheel_timer_unlink(struct twheel_timers *tm, struct twheel_timer *t);
 void twheel_timer_cancel(struct twheel_timers *tm, struct twheel_timer *t);
 void twheel_timer_place(struct twheel_timers *tm, struct twheel_timer *t,

@@ -9,7 +9,7 @@
 # EXAMPLES section (as rendered, so as a reader would copy it) compiles.
 # Then each page against what it documents: twheel(4) names every macro,
 # struct and field of uapi/linux/twheel.h and every fdinfo key the module
-# prints (kmod/twheel_ctx.c); libtwheel(3) every function of libtwheel.h;
+# prints (kmod/twheel_ctx_show.c); libtwheel(3) every function of libtwheel.h;
 # twheelctl(1) every command and option of twheelctl.c.
 #
 # One "ok NAME" / "not ok NAME" line per check; last line:
@@ -124,9 +124,9 @@ if [ -f "$page4" ]; then
 
 	# fdinfo: the keys twheel_ctx_show() prints ("%s" in one: any name).
 	keys=$(sed -n '/^void twheel_ctx_show(/,/^}/s/.*seq_printf(m, "\([a-z_%]*\):.*/\1/p' \
-		kmod/twheel_ctx.c | sed 's/%s/[a-z]+/g')
+		kmod/twheel_ctx_show.c | sed 's/%s/[a-z]+/g')
 	lack=$(missing "$page4" $keys)
-	[ -n "$keys" ] || lack="(no keys found in kmod/twheel_ctx.c)"
+	[ -n "$keys" ] || lack="(no keys found in kmod/twheel_ctx_show.c)"
 	result man/twheel.4/documents_every_fdinfo_key "$([ -z "$lack" ]; echo $?)" $lack
 fi
 
