@@ -13,9 +13,9 @@
 # Checks: the exact list of installed files (the module for the stock
 # kernel's release, never twheel_kunit.ko), their modes, the module's
 # vermagic, that the installed pkg-config file and header and library
-# build and link a program, that the shared library exports exactly
-# libtwheel.h's functions (versioned), that uninstall leaves nothing but empty
-# directories. Without headers: install puts all but the module, exits 2
+# build and link a program (which checks twheel_open_hint()'s advice),
+# that the shared library exports exactly libtwheel.h's functions
+# (versioned), that uninstall leaves nothing but empty directories. Without headers: install puts all but the module, exits 2
 # and names the headers package and the next commands on stderr;
 # modules_install alone installs nothing; uninstall still removes it all;
 # a KDIR that is no kernel tree is named in the error. Prints TAP lines "ok packaging/..." / "not ok
@@ -142,17 +142,57 @@ check_pkgconfig() {
 	done
 	cat > "$work/prog.c" <<-'EOF'
 	/* Uses the installed <libtwheel.h> and <linux/twheel.h> only. */
+	#include <errno.h>
 	#include <stdio.h>
+	#include <string.h>
 	#include <time.h>
 	#include <linux/twheel.h>
 	#include <libtwheel.h>
 
+	/* twheel_open_hint(err) has @want in it (NULL: is NULL). */
+	static int hint_is(int err, const char *want)
+	{
+		const char *h;
+
+		errno = EBADF;
+		h = twheel_open_hint(err);
+		if (errno != EBADF) {
+			fprintf(stderr, "twheel_open_hint(%d) set errno\n", err);
+			return 0;
+		}
+		if (!want ? !h : h && strstr(h, want))
+			return 1;
+		fprintf(stderr, "twheel_open_hint(%d): \"%s\", not \"%s\"\n",
+			err, h ? h : "(null)",
+			want ? want : "(null)");
+		return 0;
+	}
+
 	int main(void)
 	{
 		int64_t now = twheel_now(CLOCK_MONOTONIC);
+		/* What to do after twheel_open() failed, as twheelctl says. */
+		const char *mod = "is the module loaded? modprobe twheel (or insmod twheel.ko)";
+		char abi[64];
+		int hints;
 
-		printf("version=%s abi=%d\n", TWHEEL_VERSION, TWHEEL_ABI_VERSION);
-		return now > 0 ? 0 : 1;
+		snprintf(abi, sizeof(abi), "ABI version is not %d,", TWHEEL_ABI_VERSION);
+		hints = hint_is(ENOENT, mod) && hint_is(ENODEV, mod) &&
+			    hint_is(ENXIO, mod) && !strcmp(twheel_open_hint(ENOENT), mod) &&
+			    hint_is(EACCES, "ls -l /dev/twheel") &&
+			    hint_is(EPERM, "device cgroup") &&
+			    hint_is(EMFILE, "ulimit -n") &&
+			    hint_is(EMFILE, "sysctl -w fs.twheel.max_user_fds=N") &&
+			    hint_is(ENFILE, "fs.file-max") &&
+			    hint_is(ENOMEM, "memory cgroup") &&
+			    hint_is(EPROTO, abi) &&
+			    hint_is(ENOTTY, "not twheel's device") &&
+			    hint_is(0, NULL) && hint_is(EBADF, NULL) &&
+			    hint_is(EINVAL, NULL) && hint_is(-1, NULL);
+
+		printf("version=%s abi=%d hints=%s\n", TWHEEL_VERSION,
+		       TWHEEL_ABI_VERSION, hints ? "ok" : "wrong");
+		return now > 0 && hints ? 0 : 1;
 	}
 	EOF
 	# -nostdinc would also drop libc's headers; instead make sure the
@@ -163,7 +203,7 @@ check_pkgconfig() {
 		{ echo "prog does not need libtwheel.so.0"; return 1; }
 	out=$(LD_LIBRARY_PATH=$d$p/lib "$work/prog")
 	echo "prog: $out"
-	[ "$out" = "version=$version abi=$abi" ] || return 1
+	[ "$out" = "version=$version abi=$abi hints=ok" ] || return 1
 	# The same program linked statically against the installed archive.
 	# shellcheck disable=SC2046
 	(cd "$work" && cc -std=gnu11 -Wall -Werror -o prog-static prog.c \

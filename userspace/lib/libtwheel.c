@@ -13,7 +13,8 @@
  * batch) and ECANCELED (an operation of a batch that was never done).
  *
  * The helpers at the end (twheel_drain(), twheel_batch_*(),
- * twheel_op_result()) build on these calls.
+ * twheel_op_result()) build on these calls; twheel_open_hint() makes no
+ * call at all.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -64,6 +65,53 @@ fail:
 	close(fd);
 	errno = err;
 	return -1;
+}
+
+#define TW_STR_(x)	#x
+#define TW_STR(x)	TW_STR_(x)
+
+/*
+ * twheelctl prints these after "/dev/twheel: strerror(err)"; each says
+ * what to do next. The module-missing one is also in twheelctl(1) and
+ * tests/integration/twheelctl.c, word for word.
+ */
+const char *twheel_open_hint(int err)
+{
+	switch (err) {
+	case ENOENT:	/* no /dev/twheel */
+	case ENODEV:	/* a node, but no driver behind its number */
+	case ENXIO:
+		return "is the module loaded? modprobe twheel (or insmod twheel.ko)";
+	case EACCES:
+		return "this user may not open /dev/twheel: see its mode and"
+		       " group (ls -l /dev/twheel), set by udev rules"
+		       " (60-twheel.rules); join that group, or ask the"
+		       " administrator";
+	case EPERM:
+		return "a device cgroup or security policy refuses /dev/twheel"
+		       " (in a container: allow the device's character"
+		       " major:minor, 10:250 by default)";
+	case EMFILE:
+		return "too many open files: this process's limit (ulimit -n),"
+		       " or this user's twheel fds at fs.twheel.max_user_fds"
+		       " (root raises it: sysctl -w fs.twheel.max_user_fds=N;"
+		       " /proc/driver/twheel shows who holds them)";
+	case ENFILE:
+		return "the system's table of open files is full (fs.file-max)";
+	case ENOMEM:
+		return "out of memory, or this process's memory cgroup is at"
+		       " its limit";
+	case EPROTO:
+		return "the loaded module's ABI version is not "
+		       TW_STR(TWHEEL_ABI_VERSION) ", this program's: load the"
+		       " twheel module of the same version as libtwheel";
+	case ENOTTY:
+		return "/dev/twheel is not twheel's device: another driver has"
+		       " its number (compare ls -l /dev/twheel with"
+		       " /sys/class/misc/twheel/dev)";
+	default:
+		return NULL;
+	}
 }
 
 int twheel_info(int fd, struct twheel_info *info)

@@ -43,6 +43,15 @@ extern "C" {
  */
 int twheel_open(int flags);
 
+/*
+ * What to do when twheel_open() failed with errno @err: a static string
+ * (no newline) for a program to print after its own message, e.g. for
+ * ENOENT "is the module loaded? modprobe twheel (or insmod twheel.ko)";
+ * NULL for an errno with nothing to add to strerror(@err). Not a system
+ * call: it prints nothing and leaves errno alone. twheelctl prints these.
+ */
+const char *twheel_open_hint(int err);
+
 /* TWHEEL_IOC_INFO. Returns 0. */
 int twheel_info(int fd, struct twheel_info *info);
 

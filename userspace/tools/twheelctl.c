@@ -31,7 +31,6 @@
 #include "libtwheel.h"
 
 #define PROG		"twheelctl"
-#define MODULE_HINT	"is the module loaded? modprobe twheel (or insmod twheel.ko)"
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define EV_BATCH	64
 #define LIST_BATCH	64
@@ -289,21 +288,21 @@ static bool is_opt(int argc, char **argv, int *i, const char *name,
 
 /* ---- the session's fd ------------------------------------------------- */
 
-/* Why the device cannot be opened, with a hint the first time. */
+/*
+ * Why the device cannot be opened, with what to do (libtwheel's
+ * twheel_open_hint()) the first time.
+ */
 static void open_failed(const char *cmd)
 {
 	static bool hinted;
 	int err = errno;
+	const char *hint = twheel_open_hint(err);
 
 	fail(cmd, "/dev/twheel: %s", strerror(err));
-	if (hinted)
+	if (hinted || !hint)
 		return;
 	hinted = true;
-	if (err == ENOENT || err == ENODEV || err == ENXIO)
-		fprintf(stderr, PROG ": " MODULE_HINT "\n");
-	else if (err == EPROTO)
-		fprintf(stderr, PROG ": the module's ABI version is not %d, twheelctl's\n",
-			TWHEEL_ABI_VERSION);
+	fprintf(stderr, PROG ": %s\n", hint);
 }
 
 /*
