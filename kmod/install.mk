@@ -19,10 +19,13 @@
 #   make modules_install [DESTDIR=] [KDIR=...]   the module part alone
 #   Without a kernel to build for (no KDIR, no KERNEL=, and no headers
 #   for the running kernel: the top Makefile's HAVE_KDIR), install puts
-#   everything but the module, then says so, why and what to run next on
-#   stderr and exits 2 (as `make module` does: the module was asked for);
-#   modules_install does only that, installing nothing. uninstall works
-#   as ever: the running kernel's release, all it needs, is `uname -r`.
+#   everything but the module, then warns on stderr that the module was
+#   not installed, why and what to run next, and exits 0, as `make` does
+#   without headers: a packaging script running `make install` gets the
+#   whole userspace install and a success, never a part of one and a
+#   failure. modules_install, which asks for the module alone, prints
+#   the same and exits 2, installing nothing. uninstall works as ever:
+#   the running kernel's release, all it needs, is `uname -r`.
 #   make dkms-install [DESTDIR=]
 #       the DKMS source tree in $(DESTDIR)/usr/src/twheel-<version>/;
 #       without DESTDIR also dkms add, build and install (for the running
@@ -104,7 +107,8 @@ kver=$$(cat "$$kdir/include/config/kernel.release" 2>/dev/null || :); \
 endef
 
 # No kernel to build for (the top Makefile's NO_KDIR_MSG case): what
-# install and modules_install print on stderr before exiting 2. TW_LEAD
+# install (then exiting 0) and modules_install (exiting 2) print on
+# stderr. TW_LEAD
 # and TW_NEXT are theirs (target-specific); the commands it suggests carry
 # this run's DESTDIR (PREFIX does not concern the module).
 TW_AGAIN	= $(if $(DESTDIR), DESTDIR=$(DESTDIR))
@@ -155,11 +159,11 @@ modules_install:
 	echo "  INSTALL $(DESTDIR)/lib/modules/$$kver/updates/twheel.ko"; \
 	$(tw_depmod)
 else
-# Everything that does not need the kernel first, then the failure.
-install: TW_LEAD = installed all but the module
+# Everything that does not need the kernel, then the warning: success.
+install: TW_LEAD = warning: installed all but the module
 install: TW_NEXT = install
 install: userspace-install tw-install-data
-	@echo "$$TW_NO_KDIR_INSTALL_MSG" >&2; exit 2
+	@echo "$$TW_NO_KDIR_INSTALL_MSG" >&2
 
 modules_install: TW_LEAD = module not installed
 modules_install: TW_NEXT = modules_install

@@ -15,12 +15,14 @@
 # vermagic, that the installed pkg-config file and header and library
 # build and link a program (which checks twheel_open_hint()'s advice),
 # that the shared library exports exactly libtwheel.h's functions
-# (versioned), that uninstall leaves nothing but empty directories. Without headers: install puts all but the module, exits 2
-# and names the headers package and the next commands on stderr;
-# modules_install alone installs nothing; uninstall still removes it all;
-# a KDIR that is no kernel tree is named in the error. Prints TAP lines "ok packaging/..." / "not ok
-# packaging/...", then "RESULT <pass> <fail> <skip>". Runs on the host (no
-# VM); needs the stock kernel's headers, pkg-config, a C compiler, depmod.
+# (versioned), that uninstall leaves nothing but empty directories.
+# Without headers: install puts all but the module, exits 0 and warns on
+# stderr, naming the headers package and the next commands;
+# modules_install alone exits 2 and installs nothing; uninstall still
+# removes it all; a KDIR that is no kernel tree is named in the error.
+# Prints TAP lines "ok packaging/..." / "not ok packaging/...", then
+# "RESULT <pass> <fail> <skip>". Runs on the host (no VM); needs the
+# stock kernel's headers, pkg-config, a C compiler, depmod.
 # The case functions run through check() (tap.sh): SC2317.
 # shellcheck disable=SC2317
 set -eu
@@ -290,7 +292,7 @@ check_nohdr_msg() {
 	local target=$1 d=$2 err=$3 lead running
 	running=$(uname -r)
 	lead="module not installed"
-	[ "$target" != install ] || lead="installed all but the module"
+	[ "$target" != install ] || lead="warning: installed all but the module"
 	check_stderr "$err" "twheel: $lead: the running kernel $running" \
 		"has no headers ($nohdr_build is missing)" \
 		"apt-get install" "linux-headers-$running;" \
@@ -304,11 +306,13 @@ mkdir -p "$d"
 rc=0
 nohdr_make install DESTDIR="$d" PREFIX=/usr > "$work/install-no-headers.log" \
 	2> "$work/install-no-headers.err" || rc=$?
-if [ "$rc" = 2 ]; then
+# Exit 0: all it could install is installed (a packaging script must not
+# see a failure after a partial install); the warning says what is not.
+if [ "$rc" = 0 ]; then
 	ok no-headers-install-status
 else
 	not_ok no-headers-install-status "make install without headers:" \
-		"exit status $rc, expected 2"
+		"exit status $rc, expected 0"
 	cat "$work/install-no-headers.log" "$work/install-no-headers.err" |
 		tail -n 30 | sed 's/^/# /'
 fi
