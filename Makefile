@@ -33,6 +33,14 @@ endif
 else
 HAVE_KDIR := 1
 endif
+# vm-run and vm-shell boot Debian's stock kernel unless KERNEL= says
+# otherwise (the debug kernel is a long first build); the test targets
+# (integration, fuzz-kernel, stress, soak) default to the debug kernel.
+ifeq ($(origin KERNEL),undefined)
+VM_KERNEL := stock
+else
+VM_KERNEL = $(KERNEL)
+endif
 KERNEL ?= debug
 CMD ?= true
 VM_FILES ?=
@@ -120,10 +128,10 @@ demo:
 # $HOME, for the guest's shell to expand).
 vm-run: export TWHEEL_VM_CMD = $(value CMD)
 vm-run: vm-userspace
-	tests/vm/run.sh $(KERNEL) "$$TWHEEL_VM_CMD"
+	tests/vm/run.sh $(VM_KERNEL) "$$TWHEEL_VM_CMD"
 
 vm-shell: vm-userspace
-	tests/vm/run.sh --shell $(KERNEL)
+	tests/vm/run.sh --shell $(VM_KERNEL)
 
 kunit:
 	tests/kunit/run.sh
@@ -186,10 +194,11 @@ help:
 	@echo ""
 	@echo "VM"
 	@echo "  make demo                         the live demonstration (stock kernel)"
-	@echo "  make vm-run CMD='...' [KERNEL=debug VM_FILES='a b' VM_TIMEOUT=900 VM_MEM=1024]"
+	@echo "  make vm-run CMD='...' [KERNEL=stock VM_FILES='a b' VM_TIMEOUT=900 VM_MEM=1024]"
 	@echo "                                    run CMD (any shell text, several lines) in the guest's sh;"
-	@echo "                                    exits with CMD's status (the last command's, as sh does)"
-	@echo "  make vm-shell [KERNEL=debug]      an interactive shell in the guest"
+	@echo "                                    exits with CMD's status (the last command's, as sh does);"
+	@echo "                                    VM_FILES (static programs, sh scripts) go to its PATH"
+	@echo "  make vm-shell [KERNEL=stock]      an interactive shell in the guest"
 	@echo "  make help                         this text"
 
 -include tests/wheel/wheel.mk

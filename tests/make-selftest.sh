@@ -7,6 +7,9 @@
 #   - without the running kernel's headers, `make` builds no module, says
 #     which package to install and how to build for the test kernels, and
 #     exits 0; `make module` fails (exit 2) with that message;
+#   - `make vm-run` and `make vm-shell` boot the stock kernel unless
+#     KERNEL= says otherwise; `make integration` defaults to the debug one
+#     (checked with make -n: no VM);
 #   - `make vm-run CMD=...` hands CMD to the guest's shell untouched
 #     (several lines, quotes, $), without -e, and tests/vm/run.sh exits
 #     with the status of CMD's last command.
@@ -55,6 +58,22 @@ make -s --no-print-directory KERNEL_RUNNING_BUILD=/nonexistent/build module \
 	> "$tmp/mod.out" 2> "$tmp/mod.err"
 check module_without_headers_exits_2 test $? = 2
 check module_without_headers_says_why grep -q 'no module built' "$tmp/mod.err"
+
+# --- which kernel the VM targets boot (make -n: nothing runs) ---------
+# runs_on TARGET WANT [VAR=VALUE...]: `make -n TARGET` runs WANT (a
+# fixed-string line start), with no KERNEL from the environment.
+runs_on() {
+	local target=$1 want=$2
+	shift 2
+	env -u KERNEL -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+		make -n --no-print-directory "$target" "$@" 2> /dev/null |
+		grep -q -- "^$want"
+}
+check vm_run_defaults_to_stock runs_on vm-run 'tests/vm/run.sh stock '
+check vm_shell_defaults_to_stock runs_on vm-shell 'tests/vm/run.sh --shell stock$'
+check vm_run_kernel_debug runs_on vm-run 'tests/vm/run.sh debug ' KERNEL=debug
+check vm_shell_kernel_rt runs_on vm-shell 'tests/vm/run.sh --shell rt$' KERNEL=rt
+check integration_defaults_to_debug runs_on integration 'tests/integration/run.sh debug$'
 
 # --- vm-run ----------------------------------------------------------
 # shellcheck disable=SC2016  # the $ are for the guest's shell
