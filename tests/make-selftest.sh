@@ -60,8 +60,10 @@ check module_without_headers_exits_2 test $? = 2
 check module_without_headers_says_why grep -q 'no module built' "$tmp/mod.err"
 
 # --- which kernel the VM targets boot (make -n: nothing runs) ---------
-# runs_on TARGET WANT [VAR=VALUE...]: `make -n TARGET` runs WANT (a
-# fixed-string line start), with no KERNEL from the environment.
+# runs_on TARGET WANT [VAR=VALUE...]: `make -n TARGET` prints a line
+# that WANT (a basic regular expression) matches from its start, with no
+# KERNEL from the environment. Called through check() (tap.sh): SC2317.
+# shellcheck disable=SC2317
 runs_on() {
 	local target=$1 want=$2
 	shift 2
