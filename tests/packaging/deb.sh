@@ -98,7 +98,7 @@ done)
 check deb-files-twheel-dkms check_list twheel-dkms all \
 	"usr/src/twheel-$version/dkms.conf" \
 	"usr/src/twheel-$version/uapi/linux/twheel.h" "${kmod_src[@]}" \
-	lib/udev/rules.d/60-twheel.rules \
+	lib/udev/rules.d/60-twheel.rules usr/share/man/man4/twheel.4.gz \
 	usr/share/doc/twheel-dkms/README.md.gz \
 	usr/share/doc/twheel-dkms/examples/twheel.conf \
 	$(doc twheel-dkms)
@@ -110,7 +110,7 @@ check deb-files-libtwheel-dev check_list libtwheel-dev "$arch" \
 	usr/include/libtwheel.h usr/include/linux/twheel.h \
 	"usr/lib/$ma/libtwheel.a" "usr/lib/$ma/libtwheel.so" \
 	"usr/lib/$ma/pkgconfig/libtwheel.pc" \
-	usr/share/man/man3/libtwheel.3.gz usr/share/man/man4/twheel.4.gz \
+	usr/share/man/man3/libtwheel.3.gz \
 	usr/share/doc/libtwheel-dev/examples/delayq.c \
 	usr/share/doc/libtwheel-dev/examples/echo-server.c \
 	usr/share/doc/libtwheel-dev/examples/uring-timers.c \
@@ -173,11 +173,21 @@ check_examples() {
 }
 check deb-examples-build check_examples
 
-# The packages' relations and the DKMS maintainer scripts.
+# The packages' relations and the DKMS maintainer scripts. twheel-dkms
+# recommends the kernel headers' meta package (DKMS builds nothing for a
+# kernel without its headers); the device's man page, twheel(4), comes
+# with the module (or the tools), not only with libtwheel-dev.
 check_control() {
-	local dk=$work/control-dkms
+	local dk=$work/control-dkms p
 	dpkg-deb -f "$(deb_of twheel-dkms all)" Depends | grep -q '\<dkms\>' ||
 		{ echo "twheel-dkms does not depend on dkms"; return 1; }
+	[ "$(dpkg-deb -f "$(deb_of twheel-dkms all)" Recommends)" = \
+		'linux-headers-amd64 | linux-headers-generic' ] ||
+		{ echo "twheel-dkms does not recommend linux-headers-amd64 | linux-headers-generic"; return 1; }
+	for p in "$(deb_of twheel-dkms all)" "$(deb_of twheel-tools "$arch")" ''; do
+		[ -n "$p" ] || { echo "twheel.4 is in neither twheel-dkms nor twheel-tools"; return 1; }
+		deb_files "$p" | grep -qx 'usr/share/man/man4/twheel\.4\.gz' && break
+	done
 	dpkg-deb -f "$(deb_of libtwheel-dev "$arch")" Depends |
 		grep -qF "libtwheel0 (= $version-1)" ||
 		{ echo "libtwheel-dev: no libtwheel0 (= $version-1)"; return 1; }
