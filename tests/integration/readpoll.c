@@ -419,7 +419,6 @@ static void read_straddle(void)
  */
 static void read_nowait_paged_out(void)
 {
-	struct uffdio_api api = { .api = UFFD_API };
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
 	struct uffdio_register reg = { 0 };
 	struct uffdio_copy cp = { 0 };
@@ -430,10 +429,7 @@ static void read_nowait_paged_out(void)
 	struct iovec iov;
 	char *mem;
 
-	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-	if (uffd < 0)
-		twt_skip("no userfaultfd here");
-	CHECK_OK(ioctl(uffd, UFFDIO_API, &api));
+	uffd = twt_uffd(O_NONBLOCK, 0);
 	mem = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CHECK(mem != MAP_FAILED);

@@ -154,7 +154,9 @@ int main(void)								\
 #include <time.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <linux/twheel.h>
+#include <linux/userfaultfd.h>
 
 #define TWT_DEV		"/dev/twheel"
 #define TWT_US		1000LL
@@ -717,6 +719,26 @@ static inline void twt_print_dist(const char *label, int64_t *v, size_t n)
 	printf("# %s n=%zu min=%.3fms p50=%.3fms p99=%.3fms max=%.3fms\n",
 	       label, n, v[0] / 1e6, v[n / 2] / 1e6, v[(n * 99) / 100] / 1e6,
 	       v[n - 1] / 1e6);
+}
+
+/*
+ * twt_uffd(flags, features): a userfaultfd (O_CLOEXEC | flags) with its
+ * API handshake done for @features; skips the case where the kernel has
+ * none.
+ */
+#define twt_uffd(flags, features)					\
+	twt_uffd_at(__FILE__, __LINE__, (flags), (features))
+static inline int twt_uffd_at(const char *file, int line, int flags,
+			      uint64_t features)
+{
+	struct uffdio_api api = { .api = UFFD_API, .features = features };
+	int uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | flags);
+
+	if (uffd < 0)
+		twt_skip("no userfaultfd here");
+	if (ioctl(uffd, UFFDIO_API, &api))
+		twt_fail(file, line, "UFFDIO_API: %s", strerror(errno));
+	return uffd;
 }
 
 #endif /* TWTEST_H */

@@ -284,9 +284,6 @@ static int wait_cqe_only(struct io_uring *ring, uint64_t *tag)
  */
 static void cmd_arg_paged_out(void)
 {
-	struct uffdio_api api = {
-		.api = UFFD_API, .features = UFFD_FEATURE_THREAD_ID,
-	};
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
 	int fd = twt_open_manual(0, MS), uffd;
 	struct uffdio_register reg = { 0 };
@@ -298,10 +295,7 @@ static void cmd_arg_paged_out(void)
 	uint32_t ptid;
 	FILE *f;
 
-	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
-	if (uffd < 0)
-		twt_skip("no userfaultfd here");
-	CHECK_OK(ioctl(uffd, UFFDIO_API, &api));
+	uffd = twt_uffd(0, UFFD_FEATURE_THREAD_ID);
 	a = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	src = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,

@@ -395,7 +395,6 @@ static char task_state(pid_t tid)
  */
 static void stuck_copy(void)
 {
-	struct uffdio_api api = { .api = UFFD_API };
 	struct uffdio_register reg = { 0 };
 	struct uffdio_zeropage zp = { 0 };
 	long long old_hung = twt_sysfs_read("/proc/sys/kernel/hung_task_timeout_secs");
@@ -409,10 +408,7 @@ static void stuck_copy(void)
 	int64_t d;
 	char *mem;
 
-	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-	if (uffd < 0)
-		twt_skip("no userfaultfd here");
-	CHECK_OK(ioctl(uffd, UFFDIO_API, &api));
+	uffd = twt_uffd(O_NONBLOCK, 0);
 	mem = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CHECK(mem != MAP_FAILED);
