@@ -201,7 +201,9 @@ int twheel_table_unmap(struct twheel_table *t);
  * twheel_table_push(): timer @id's deadline is tick @tick (the time
  * @tick * tick_ns on its clock, in the opener's time namespace), for a
  * one-shot timer and a deadline later than the one it is placed for,
- * within 2^31 ticks of the present tick (else TWHEEL_IOC_MODIFY).
+ * less than 2^31 ticks after the tick the kernel reads the entry at (else
+ * TWHEEL_IOC_MODIFY; the exact rule is TWHEEL_TABLE_DEADLINE's in
+ * <linux/twheel.h>).
  * twheel_table_push_ns(): the same for the absolute time @deadline_ns,
  * rounded up to a tick, so that the timer never expires before it.
  * Returns the tick stored, for twheel_table_expired().

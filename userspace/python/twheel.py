@@ -548,9 +548,11 @@ class Table:
     store it has not read by then has no effect, and the record says so
     (expired(ev, tick) is False for it). A deadline is a tick: the time
     tick * tick_ns on the timer's clock (the manual clock on a manual fd),
-    within 2^31 ticks of the present (else modify()); an earlier deadline
-    takes modify() too. Only entries of ids the fd has given are touched
-    here: a page of the table beyond them is not backed (SIGBUS). The
+    less than 2^31 ticks after the tick the kernel reads the entry at
+    (else modify(); the exact rule: TWHEEL_TABLE_DEADLINE in the header);
+    an earlier deadline takes modify() too. Only entries of ids the fd has
+    given are touched here: a page of the table beyond them is not backed
+    (SIGBUS). The
     mapping keeps the timers alive after the Wheel is closed, until
     close() (or the end of a with block) unmaps it.
     """
