@@ -177,6 +177,23 @@ static bool twheel_ctx_enough(struct twheel_ctx *ctx, enum twheel_update how)
 	       !twheel_timers_set_pending(&ctx->timers);
 }
 
+/*
+ * The caller just took the lock: one chunk of wheel work at most.
+ * Return: true, the lock kept, when the wheels are as far as @how asks;
+ * false, the lock released, when more is due.
+ */
+static bool twheel_ctx_update_step(struct twheel_ctx *ctx,
+				   enum twheel_update how)
+{
+	ctx->timers.now_valid = 0;
+	if (!twheel_ctx_fired(ctx) || twheel_ctx_enough(ctx, how))
+		return true;
+	if (twheel_ctx_update_chunk(ctx) || twheel_ctx_enough(ctx, how))
+		return true;
+	twheel_ctx_unlock(ctx);
+	return false;
+}
+
 /**
  * twheel_ctx_lock_update() - take the lock with the wheels up to date
  * @ctx: the context
@@ -191,12 +208,8 @@ void twheel_ctx_lock_update(struct twheel_ctx *ctx, enum twheel_update how)
 {
 	for (;;) {
 		mutex_lock(&ctx->lock);
-		ctx->timers.now_valid = 0;
-		if (!twheel_ctx_fired(ctx) || twheel_ctx_enough(ctx, how))
+		if (twheel_ctx_update_step(ctx, how))
 			return;
-		if (twheel_ctx_update_chunk(ctx) || twheel_ctx_enough(ctx, how))
-			return;
-		twheel_ctx_unlock(ctx);
 		cond_resched();
 	}
 }
@@ -217,15 +230,7 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_lock_update);
  */
 bool twheel_ctx_trylock_update(struct twheel_ctx *ctx, enum twheel_update how)
 {
-	if (!mutex_trylock(&ctx->lock))
-		return false;
-	ctx->timers.now_valid = 0;
-	if (!twheel_ctx_fired(ctx) || twheel_ctx_enough(ctx, how))
-		return true;
-	if (twheel_ctx_update_chunk(ctx) || twheel_ctx_enough(ctx, how))
-		return true;
-	twheel_ctx_unlock(ctx);
-	return false;
+	return mutex_trylock(&ctx->lock) && twheel_ctx_update_step(ctx, how);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_trylock_update);
 
