@@ -282,7 +282,8 @@ static void on_input(size_t idx)
 		/* End of input or an error: the client is gone. */
 		conn_close(c, false);
 		if (verbose)
-			printf("conn %zu: closed by the client\n", idx);
+			printf("conn %zu: closed by the client, %zu bytes echoed first\n",
+			       idx, got);
 		return;
 	}
 	if (got) {
