@@ -244,6 +244,7 @@ deb:
 	rm -rf $(TW_DEB_DIR)
 	mkdir -p $(TW_DEB_SRC)
 	{ echo Makefile; echo Kbuild; echo README.md; \
+	  echo docs/guide.md; echo docs/limits.md; echo docs/production.md; \
 	  echo uapi/linux/twheel.h; echo kmod/install.mk; \
 	  echo kmod/dkms.conf; for f in $(TW_KMOD_FILES); do echo $$f; done; \
 	  find userspace -type f ! -path 'userspace/debian/*'; } | \

@@ -100,6 +100,9 @@ check deb-files-twheel-dkms check_list twheel-dkms all \
 	"usr/src/twheel-$version/uapi/linux/twheel.h" "${kmod_src[@]}" \
 	lib/udev/rules.d/60-twheel.rules usr/share/man/man4/twheel.4.gz \
 	usr/share/doc/twheel-dkms/README.md.gz \
+	usr/share/doc/twheel-dkms/guide.md.gz \
+	usr/share/doc/twheel-dkms/limits.md.gz \
+	usr/share/doc/twheel-dkms/production.md.gz \
 	usr/share/doc/twheel-dkms/examples/twheel.conf \
 	$(doc twheel-dkms)
 # shellcheck disable=SC2046
