@@ -14,6 +14,11 @@
  *   orders_live   twheel-orders live with 20000 orders: each order paid
  *                 XOR expired, none early
  *
+ *   readme        every complete C program of README.md (twheel-readme-N,
+ *                 extracted and built by userspace/examples/examples.mk;
+ *                 README_EXAMPLES of them): each exits 0 (each checks
+ *                 what the page says it shows, and fails otherwise)
+ *
  * The echo server has its own test, with its clients: echo.c.
  *
  * Every line a program printed is repeated as a "#" diagnostic.
@@ -195,7 +200,26 @@ static void orders_live(void)
 	free(out);
 }
 
+static void readme(void)
+{
+	char path[64];
+	char *argv[] = { path, NULL };
+	char *out = malloc(OUT_SIZE);
+
+	CHECK(out);
+	/* README's examples are as many as the page had when built. */
+	CHECK(README_EXAMPLES >= 1);
+	for (int i = 1; i <= README_EXAMPLES; i++) {
+		snprintf(path, sizeof(path), "/usr/bin/twheel-readme-%d", i);
+		printf("# README.md's program %d\n", i);
+		CHECK_OK(access(path, X_OK));
+		check_exit0(run(argv, out));
+	}
+	free(out);
+}
+
 TWT_MAIN("examples",
+	 TWT_CASE_T(readme, 120),
 	 TWT_CASE_T(uv_timers, 180),
 	 TWT_CASE_T(orders_manual, 120),
 	 TWT_CASE_T(orders_live, 180))

@@ -36,11 +36,37 @@ ifeq ($(EX_URING),)
 $(warning liburing not found (Debian: apt-get install liburing-dev): twheel-uring-timers is not built)
 endif
 
+# README.md's complete C programs (its ```c blocks with a main function),
+# extracted into build/readme/readme-N.c and built as readme-N (native)
+# and twheel-readme-N (VM); tests/integration/examples.c runs them.
+README_EX_DIR	:= $(BUILD)/readme
+README_EX_N	:= $(shell awk '/^```c$$/ { b = 1; next } b && /^```$$/ { b = 0; next } \
+		   b && /^int main[^a-zA-Z0-9_]/ { n++ } END { print n + 0 }' README.md)
+README_EX	:= $(addprefix readme-,$(shell seq 1 $(README_EX_N)))
+
 .PHONY: examples
 
-examples: $(addprefix $(EX_OUT)/,$(EX_PLAIN) $(EX_UV) $(EX_URING))
+examples: $(addprefix $(EX_OUT)/,$(EX_PLAIN) $(EX_UV) $(EX_URING) $(README_EX))
 
-vm-userspace: $(addprefix $(VM_BIN)/,$(EX_PLAIN) $(EX_UV) $(EX_URING))
+vm-userspace: $(addprefix $(VM_BIN)/,$(EX_PLAIN) $(EX_UV) $(EX_URING) \
+		$(addprefix twheel-,$(README_EX)))
+
+$(README_EX_DIR)/stamp: README.md userspace/examples/readme-examples.sh
+	userspace/examples/readme-examples.sh README.md $(README_EX_DIR) > /dev/null
+	@touch $@
+
+$(EX_OUT)/readme-%: $(README_EX_DIR)/stamp $(EX_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(EX_CFLAGS) -o $@ $(README_EX_DIR)/readme-$*.c userspace/lib/libtwheel.c
+
+$(VM_BIN)/twheel-readme-%: $(README_EX_DIR)/stamp $(EX_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(EX_CFLAGS) -static -o $@ $(README_EX_DIR)/readme-$*.c \
+		userspace/lib/libtwheel.c
+
+# The test knows how many programs the page has.
+$(VM_BIN)/twt-examples: README.md
+$(VM_BIN)/twt-examples: USER_CFLAGS += -DREADME_EXAMPLES=$(README_EX_N)
 
 # Native: dynamically linked (libuv's shared library).
 $(EX_OUT)/twheel-echo-server: userspace/examples/echo-server.c $(EX_DEPS)
