@@ -6,7 +6,8 @@
 #
 # host: only the host tests (tests/python/test_host.py: layouts, constants
 # and ioctl numbers against the C header compiled now, errno and record
-# decoding on ordinary fds, the asyncio reader on a pipe). Otherwise the
+# decoding on ordinary fds, the asyncio reader on a pipe; and
+# tests/python/pip.sh: pip install into a fresh venv). Otherwise the
 # host tests, then tests/python/test_device.py and the example's selftest
 # in a VM on that kernel, with Debian's python3 copied into the guest
 # (tests/python/overlay.py builds the tree; tests/vm/run.sh's VM_OVERLAY
@@ -45,6 +46,10 @@ cp "$logs/python-host.log" "$res"
 if [ $hostrc != 0 ] && ! grep -q '^not ok ' "$res"; then
 	echo "not ok python/host/exit_status ($hostrc; log: $logs/python-host.log)" >> "$res"
 fi
+
+# pip install of the binding into a fresh venv (tests/python/pip.sh).
+tests/python/pip.sh "$py" > "$logs/python-pip.log" 2>&1
+grep -E '^(not )?ok ' "$logs/python-pip.log" >> "$res"
 
 vmrc=0
 console=$logs/python-$kernel-console.log
