@@ -54,7 +54,7 @@ deb_of() { echo "$debs/$1_$version-1_$2.deb"; }
 check_built() {
 	local p a
 	for p in twheel-dkms:all libtwheel0:$arch libtwheel-dev:$arch \
-			twheel-tools:$arch; do
+			twheel-tools:$arch python3-twheel:all; do
 		a=${p#*:}
 		[ -f "$(deb_of "${p%%:*}" "$a")" ] ||
 			{ echo "missing $(deb_of "${p%%:*}" "$a")"; return 1; }
@@ -122,6 +122,31 @@ check deb-files-libtwheel-dev check_list libtwheel-dev "$arch" \
 # shellcheck disable=SC2046
 check deb-files-twheel-tools check_list twheel-tools "$arch" \
 	usr/bin/twheelctl usr/share/man/man1/twheelctl.1.gz $(doc twheel-tools)
+
+# shellcheck disable=SC2046
+check deb-files-python3-twheel check_list python3-twheel all \
+	usr/lib/python3/dist-packages/twheel.py \
+	usr/share/doc/python3-twheel/README.md.gz \
+	usr/share/doc/python3-twheel/examples/idle_server.py \
+	$(doc python3-twheel)
+
+# python3-twheel: the tree's module, importable from the unpacked package
+# alone (from /, -I: not from the tree), of the header's version, and
+# depending on python3.
+check_python() {
+	local r=$work/py-root
+	dpkg-deb -x "$(deb_of python3-twheel all)" "$r"
+	cmp "$top/userspace/python/twheel.py" \
+		"$r/usr/lib/python3/dist-packages/twheel.py" || return 1
+	(cd / && PYTHONPATH="$r/usr/lib/python3/dist-packages" python3 -c "
+import twheel
+assert twheel.__file__.startswith('$r'), twheel.__file__
+assert twheel.VERSION == '$version', twheel.VERSION
+") || return 1
+	dpkg-deb -f "$(deb_of python3-twheel all)" Depends | grep -q '\<python3\>' ||
+		{ echo "python3-twheel does not depend on python3"; return 1; }
+}
+check deb-python3 check_python
 
 # libtwheel0's symbols control file is userspace/debian/libtwheel0.symbols
 # (the build's dpkg-gensymbols -c4 already failed on any difference with
