@@ -6,24 +6,26 @@
  * The timer path, which is the point of the example, three ways
  * (--timers):
  *
- * table (the default; TWHEEL_CONFIG_TABLE, libtwheel's twheel_table_*())
- *   accept        TWHEEL_IOC_ADD of a one-shot timer at "timeout from
- *                 now" (rounded up to a tick), cookie = the connection's
- *                 index.
- *   data          twheel_table_push_ns(): the deadline moves to "timeout
+ * table (the default; the shared timer table through libtwheel's idle
+ * tracker, twheel_idle_*(), which keeps the deadlines stored)
+ *   accept        twheel_idle_add(): TWHEEL_IOC_ADD of a one-shot timer
+ *                 at "timeout from now" (rounded up to a tick), cookie =
+ *                 the connection's index; a handle for it.
+ *   data          twheel_idle_touch(): the deadline moves to "timeout
  *                 from now" by one store into the mapped table. No system
  *                 call: the kernel reads the entry when the old deadline
  *                 comes due and places the timer again, with no record.
- *   expiry        a record names the connection (cookie); if its time is
- *                 at or after the last deadline stored
- *                 (twheel_table_expired()), the connection was idle for
- *                 the timeout: it is closed (the timer ended with its
- *                 record). Otherwise the push came too late for the kernel
- *                 (or input is waiting): activity after all, and a new
- *                 timer is added, the only timer call not made at accept.
- *   client close  twheel_table_cancel(): one store; the timer ends, with
+ *   expiry        twheel_idle_drain() hands over only real expiries (the
+ *                 record's time at or after the last deadline stored): the
+ *                 connection was idle for the timeout and is closed, unless
+ *                 input is waiting (activity after all: a new timer is
+ *                 added). A record whose push came too late for the kernel
+ *                 the tracker handles itself: it adds the timer again for
+ *                 the deadline stored, and tells the server (logged,
+ *                 counted: the only timer calls not made at accept).
+ *   client close  twheel_idle_remove(): one store; the timer ends, with
  *                 no record, when its deadline comes due. A record queued
- *                 before that store is read and ignored.
+ *                 before that store the tracker drops (and tells).
  *
  * modify (one ioctl per activity)
  *   accept        TWHEEL_IOC_ADD of a timer with the timeout as first
@@ -41,7 +43,7 @@
  *   before the records are read, so that the order is kept).
  *
  * Usage: twheel-echo-server [--port N] [--timeout MS] [--timers MODE]
- *                           [--quiet]
+ *                           [--max-conns N] [--quiet]
  * It prints one line per event (accepted, echoed, closed); --port 0
  * takes any free port, printed on the first line. On SIGTERM or SIGINT it
  * prints the timer system calls it made, per activity, and exits 0.
@@ -64,6 +66,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -79,10 +82,9 @@ static const char *const timers_name[] = { "table", "modify", "batch" };
 
 struct conn {
 	int fd;			/* -1 once closed */
-	uint64_t timer;		/* its twheel timer's id */
+	uint64_t timer;		/* modify, batch: its twheel timer's id */
+	int h;			/* table: its idle tracker handle */
 	int64_t last_ns;	/* last activity */
-	int64_t tick;		/* table: the deadline tick last stored */
-	int64_t closed_ns;	/* table: when its cancel was stored */
 };
 
 static int ep, lfd, tw;
@@ -91,7 +93,8 @@ static bool verbose = true;
 static struct conn *conns;
 static size_t nconns, cap;
 static enum timers mode = TABLE;
-static struct twheel_table table;
+static struct twheel_idle *idle;
+static long max_conns;
 
 /* batch: the MODIFYs of this turn of the loop. */
 #define BATCH_MAX	TWHEEL_MAX_BATCH
@@ -137,11 +140,11 @@ static void batch_flush(void)
 }
 
 /*
- * A new timer for connection @idx: table, a one-shot timer at "timeout
- * from now" rounded up to a tick; else timeout as first deadline and
- * period.
+ * A new timer for connection @idx: table, a handle of the idle tracker
+ * (a one-shot timer at "timeout from now"); else timeout as first
+ * deadline and period. False when the tracker holds max_conns handles.
  */
-static void timer_add(struct conn *c, uint64_t idx)
+static bool timer_add(struct conn *c, uint64_t idx)
 {
 	struct twheel_add a = {
 		.cookie = idx,
@@ -150,17 +153,21 @@ static void timer_add(struct conn *c, uint64_t idx)
 		.clock = CLOCK_MONOTONIC,
 	};
 
-	batch_flush();
 	if (mode == TABLE) {
-		c->tick = twheel_table_tick(&table, c->last_ns + timeout_ns);
-		a.expires_ns = c->tick * (int64_t)table.tick_ns;
-		a.period_ns = 0;
-		a.flags = TWHEEL_ABSTIME;
+		c->h = twheel_idle_add(idle, idx);
+		if (c->h < 0 && errno == ENOSPC)
+			return false;
+		if (c->h < 0)
+			err(1, "twheel_idle_add (TWHEEL_IOC_ADD)");
+		calls.add++;
+		return true;
 	}
+	batch_flush();
 	calls.add++;
 	if (twheel_add(tw, &a) < 0)
 		err(1, "TWHEEL_IOC_ADD");
 	c->timer = a.id;
+	return true;
 }
 
 /* Activity on @c: its deadline becomes "timeout from now". */
@@ -177,8 +184,8 @@ static void timer_touch(struct conn *c)
 	switch (mode) {
 	case TABLE:
 		/* One store, no system call. */
-		c->tick = twheel_table_push_ns(&table, c->timer,
-					       c->last_ns + timeout_ns);
+		if (twheel_idle_touch(idle, c->h) < 0)
+			err(1, "twheel_idle_touch");
 		break;
 	case MODIFY:
 		calls.modify++;
@@ -198,9 +205,10 @@ static void timer_touch(struct conn *c)
 static void timer_cancel(struct conn *c)
 {
 	if (mode == TABLE) {
-		/* One store; a record queued before it is ignored. */
-		twheel_table_cancel(&table, c->timer);
-		c->closed_ns = now_ns();
+		/* One store (none after its expiry); a record queued before
+		 * it is dropped by the tracker. */
+		if (twheel_idle_remove(idle, c->h) < 0)
+			err(1, "twheel_idle_remove");
 		return;
 	}
 	batch_flush();
@@ -211,11 +219,10 @@ static void timer_cancel(struct conn *c)
 
 /* ---- connections */
 
-/* @idle: closed for its expiry (table: the timer ended with its record). */
-static void conn_close(struct conn *c, bool idle)
+/* modify, batch: the timer is periodic, it would fire again. */
+static void conn_close(struct conn *c)
 {
-	if (!(idle && mode == TABLE))
-		timer_cancel(c);
+	timer_cancel(c);
 	close(c->fd);		/* also leaves the epoll set */
 	c->fd = -1;
 }
@@ -243,12 +250,20 @@ static void on_accept(void)
 		c = &conns[nconns];
 		c->fd = fd;
 		c->last_ns = now_ns();
-		timer_add(c, nconns);
+		if (!timer_add(c, nconns)) {
+			fprintf(stderr, "%ld connections open: one refused\n",
+				max_conns);
+			close(fd);
+			continue;
+		}
 		struct epoll_event ev = { .events = EPOLLIN,
 					  .data.u64 = nconns };
 		if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0)
 			err(1, "epoll_ctl");
-		if (verbose)
+		if (verbose && mode == TABLE)
+			printf("conn %zu: accepted, timer handle %d\n",
+			       nconns, c->h);
+		else if (verbose)
 			printf("conn %zu: accepted, timer %" PRIu64 "\n",
 			       nconns, c->timer);
 		nconns++;
@@ -280,7 +295,7 @@ static void on_input(size_t idx)
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			break;
 		/* End of input or an error: the client is gone. */
-		conn_close(c, false);
+		conn_close(c);
 		if (verbose)
 			printf("conn %zu: closed by the client, %zu bytes echoed first\n",
 			       idx, got);
@@ -305,48 +320,62 @@ static bool input_waiting(struct conn *c)
 	       (errno != EAGAIN && errno != EWOULDBLOCK);
 }
 
-/* A timer expired: the connection it names was idle for the timeout. */
+/*
+ * table: a record the idle tracker handled itself (twheel_idle_drain()
+ * calls this before it goes on). A push that came after the kernel read
+ * the entry: the tracker added the timer again for the deadline stored.
+ * A record queued before the connection's cancel was stored: dropped.
+ */
+static void on_observe(void *arg, unsigned int what,
+		       const struct twheel_event *ev, int64_t deadline_ns)
+{
+	(void)arg;
+	if (what == TWHEEL_IDLE_DROPPED) {
+		if (verbose)
+			printf("conn %" PRIu64 ": record queued before its cancel was stored, ignored\n",
+			       (uint64_t)ev->cookie);
+		return;
+	}
+	calls.add++;
+	calls.readd++;
+	if (verbose)
+		printf("conn %" PRIu64 ": record at %.3f ms before the deadline stored, timer added again\n",
+		       (uint64_t)ev->cookie, (deadline_ns - ev->time_ns) / 1e6);
+}
+
+/*
+ * A timer expired: the connection it names was idle for the timeout
+ * (table: a real expiry, the tracker's; its handle is held until
+ * removed).
+ */
 static void on_expiry(const struct twheel_event *ev)
 {
 	uint64_t idx = ev->cookie;
 	struct conn *c = idx < nconns ? &conns[idx] : NULL;
 
-	if (c && c->fd < 0 && c->timer == ev->id && mode == TABLE &&
-	    ev->time_ns <= c->closed_ns) {
-		/* Queued before the cancel was stored: too late for it. */
-		if (verbose)
-			printf("conn %" PRIu64 ": record queued before its cancel was stored, ignored\n",
-			       idx);
-		return;
-	}
 	/* Cancel retracts unread records: a closed connection has none. */
-	if (!c || c->fd < 0 || c->timer != ev->id) {
+	if (!c || c->fd < 0 || (mode != TABLE && c->timer != ev->id)) {
 		printf("error: record for timer %" PRIu64 " cookie %" PRIu64
 		       " of no open connection\n", (uint64_t)ev->id, idx);
 		return;
 	}
-	if (mode == TABLE) {
-		bool late = !twheel_table_expired(&table, ev, c->tick);
-		bool waiting = input_waiting(c);
-
-		if (late || waiting) {
-			/*
-			 * The last push came after the kernel read the entry,
-			 * or input is waiting: activity, not idleness. The
-			 * one-shot timer ended with this record: a new one,
-			 * at the deadline stored, or from now for the input.
-			 */
-			if (verbose)
-				printf("conn %" PRIu64 ": record at %.3f ms before the deadline stored, timer added again\n",
-				       idx, (c->tick * (int64_t)table.tick_ns -
-					     ev->time_ns) / 1e6);
-			if (waiting)
-				c->last_ns = now_ns();
-			calls.readd++;
-			timer_add(c, idx);
-			on_input(idx);
-			return;
-		}
+	if (mode == TABLE && input_waiting(c)) {
+		/*
+		 * Input is waiting: activity, not idleness. The timer ended
+		 * with this record: a new one, from now, and the input read.
+		 * (The record is at or after the deadline: a lead <= 0.)
+		 */
+		if (verbose)
+			printf("conn %" PRIu64 ": record at %.3f ms before the deadline stored, timer added again\n",
+			       idx, (c->last_ns + timeout_ns - ev->time_ns) / 1e6);
+		if (twheel_idle_remove(idle, c->h) < 0)
+			err(1, "twheel_idle_remove");
+		c->last_ns = now_ns();
+		calls.readd++;
+		if (!timer_add(c, idx))
+			errx(1, "twheel_idle_add: no handle free after a remove");
+		on_input(idx);
+		return;
 	}
 	/*
 	 * modify, batch: input that arrived after this loop last looked is
@@ -361,8 +390,7 @@ static void on_expiry(const struct twheel_event *ev)
 		printf("conn %" PRIu64 ": idle %.3f ms (record at %.3f ms), closed\n",
 		       idx, (now_ns() - c->last_ns) / 1e6,
 		       (ev->time_ns - c->last_ns) / 1e6);
-	/* modify, batch: the timer is periodic, it would fire again. */
-	conn_close(c, true);
+	conn_close(c);
 }
 
 /*
@@ -379,6 +407,17 @@ static void on_timers(void)
 		ssize_t n;
 
 		batch_flush();
+		if (mode == TABLE) {
+			/* Real expiries only; at most 64 records read. */
+			n = twheel_idle_drain(idle, ev, 64);
+			if (n < 0)
+				err(1, "twheel_idle_drain");
+			for (ssize_t i = 0; i < n; i++)
+				on_expiry(&ev[i]);
+			if (n < 64)
+				return;
+			continue;
+		}
 		n = twheel_read(tw, ev, 64);
 
 		if (n < 0) {
@@ -445,23 +484,26 @@ static void report(void)
 	       calls.activities ? (double)per / calls.activities : 0.0);
 }
 
-/* table: a shared timer table, mapped; false when the module has none. */
+/*
+ * table: the idle tracker, for max_conns connections (and as many
+ * removed ones waiting for their deadline tick); its fd is the twheel fd.
+ * False when the module has no shared timer table.
+ */
 static bool table_setup(void)
 {
-	struct twheel_config cfg = {
-		.tick_ns = TWHEEL_DEFAULT_TICK_NS,
-		.flags = TWHEEL_CONFIG_TABLE,
+	struct twheel_idle_config cfg = {
+		.max_conns = (uint64_t)max_conns,
+		.timeout_ns = timeout_ns,
+		.observe = on_observe,
 	};
-	struct twheel_info info;
 
-	if (twheel_info(tw, &info) < 0)
-		err(1, "TWHEEL_IOC_INFO");
-	if (!(info.features & TWHEEL_FEATURE_TABLE))
+	idle = twheel_idle_open(&cfg);
+	if (!idle && errno == EOPNOTSUPP)
 		return false;
-	if (twheel_config(tw, &cfg) < 0)
-		err(1, "TWHEEL_IOC_CONFIG");
-	if (twheel_table_map(tw, &table) < 0)
-		err(1, "mmap of the timer table");
+	if (!idle)
+		err(1, "twheel_idle_open");
+	close(tw);
+	tw = twheel_idle_fd(idle);
 	return true;
 }
 
@@ -511,13 +553,16 @@ static void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"usage: twheel-echo-server [--port N] [--timeout MS]\n"
-		"                          [--timers table|modify|batch] [--quiet]\n"
+		"                          [--timers table|modify|batch]\n"
+		"                          [--max-conns N] [--quiet]\n"
 		"An epoll TCP echo server on 127.0.0.1 (port 7777; 0: any) that\n"
 		"closes connections idle for the timeout (default 10000 ms); the\n"
 		"timeouts live in one /dev/twheel fd. Activity pushes a timeout\n"
 		"back by a store into the shared timer table (table, the\n"
 		"default), one TWHEEL_IOC_MODIFY (modify), or MODIFYs gathered\n"
-		"in one TWHEEL_IOC_SUBMIT per turn of the loop (batch).\n");
+		"in one TWHEEL_IOC_SUBMIT per turn of the loop (batch).\n"
+		"table: at most N connections at once (default: the limit of\n"
+		"open files, RLIMIT_NOFILE, at most 262144).\n");
 	exit(status);
 }
 
@@ -527,17 +572,23 @@ int main(int argc, char **argv)
 		{ "port", required_argument, NULL, 'p' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "timers", required_argument, NULL, 'm' },
+		{ "max-conns", required_argument, NULL, 'c' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
 	long port = 7777, timeout_ms = 10000;
+	struct rlimit rl;
 	sigset_t block;
 	int o;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((o = getopt_long(argc, argv, "p:t:m:qh", opts, NULL)) != -1) {
+	/* A connection holds an fd: no more than the fds this process may. */
+	max_conns = 262144;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < (rlim_t)max_conns)
+		max_conns = (long)rl.rlim_cur;
+	while ((o = getopt_long(argc, argv, "p:t:m:c:qh", opts, NULL)) != -1) {
 		switch (o) {
 		case 'p':
 			port = strtol(optarg, NULL, 10);
@@ -557,6 +608,11 @@ int main(int argc, char **argv)
 			else if (!strcmp(optarg, "batch"))
 				mode = BATCH;
 			else
+				usage(2);
+			break;
+		case 'c':
+			max_conns = strtol(optarg, NULL, 10);
+			if (max_conns <= 0 || max_conns > INT32_MAX)
 				usage(2);
 			break;
 		case 'q':

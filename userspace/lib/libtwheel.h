@@ -264,6 +264,137 @@ static inline int twheel_table_expired(const struct twheel_table *t,
 	return ev->time_ns >= tick * (int64_t)t->tick_ns;
 }
 
+/*
+ * An idle-timeout tracker over the shared timer table (since
+ * LIBTWHEEL_0.5): one timer per connection, pushed back on activity by
+ * one store, with everything the table leaves to the program kept here:
+ * the deadline tick stored per timer, timers added again when a push
+ * came too late for the kernel, records of removed connections dropped,
+ * and a maximum of timers sized for the timers removed but not ended yet.
+ * A program sees only handles, its cookies, and real expiries:
+ *
+ *	struct twheel_idle_config cfg = {
+ *		.max_conns = 10000,
+ *		.timeout_ns = 30 * TWHEEL_SEC,
+ *	};
+ *	struct twheel_idle *ti = twheel_idle_open(&cfg);
+ *	c->h = twheel_idle_add(ti, conn_index);	accept: one TWHEEL_IOC_ADD
+ *	twheel_idle_touch(ti, c->h);		activity: one store, no call
+ *	twheel_idle_remove(ti, c->h);		close: one store
+ *	n = twheel_idle_drain(ti, ev, 64);	twheel_idle_fd() readable:
+ *						ev[i].cookie was idle
+ *
+ * A tracker is used by one thread at a time (it is not locked); its fd
+ * belongs to it (never read it, nor add timers to it).
+ */
+
+/* struct twheel_idle_config.flags: the fd's clock is manual (for tests). */
+#define TWHEEL_IDLE_MANUAL	0x00000001U
+
+/* What twheel_idle_config.observe is told of (@what). */
+#define TWHEEL_IDLE_READDED	1	/* a push too late: timer added again */
+#define TWHEEL_IDLE_DROPPED	2	/* a record of a removed handle */
+
+/*
+ * The tracker's set-up, for twheel_idle_open(). Zero a field for its
+ * default.
+ * @max_conns: the most handles (connections) held at once, 1 to INT_MAX
+ * @timeout_ns: the idle timeout, > 0 and less than 2^31 - 2 ticks
+ * @tick_ns: the fd's tick (TWHEEL_MIN_TICK_NS to TWHEEL_MAX_TICK_NS; 0:
+ *	TWHEEL_DEFAULT_TICK_NS); deadlines are rounded up to it
+ * @headroom: how many removed handles' timers may wait for their deadline
+ *	tick to end (a lazy cancel, one store each) before
+ *	twheel_idle_remove() cancels with TWHEEL_IOC_CANCEL instead (0:
+ *	@max_conns); the fd's maximum of timers is @max_conns + @headroom
+ * @flags: TWHEEL_IDLE_MANUAL, or 0
+ * @__reserved: 0
+ * @observe: NULL, or called by twheel_idle_drain() for each record it
+ *	handles itself, before it goes on: @what TWHEEL_IDLE_READDED (@ev's
+ *	time is before the deadline last stored, @deadline_ns, so a push
+ *	came after the kernel read the entry: a new timer was added for
+ *	@deadline_ns, the handle keeps running) or TWHEEL_IDLE_DROPPED (@ev
+ *	is of a handle removed before its record was read; @deadline_ns 0).
+ *	@ev->cookie is the handle's cookie, @ev->id the timer that ended.
+ *	It may call twheel_idle_add(), _touch() and _remove(), not
+ *	twheel_idle_close().
+ * @arg: passed to @observe
+ */
+struct twheel_idle_config {
+	uint64_t max_conns;
+	int64_t timeout_ns;
+	uint64_t tick_ns;
+	uint64_t headroom;
+	uint32_t flags;
+	uint32_t __reserved;
+	void (*observe)(void *arg, unsigned int what,
+			const struct twheel_event *ev, int64_t deadline_ns);
+	void *arg;
+};
+
+struct twheel_idle;
+
+/*
+ * A new tracker: twheel_open(O_CLOEXEC | O_NONBLOCK), configured with a
+ * shared timer table, @cfg->tick_ns and a maximum of @cfg->max_conns +
+ * headroom timers (on a manual clock with TWHEEL_IDLE_MANUAL), the
+ * table mapped. Timers run on CLOCK_MONOTONIC. NULL with errno on
+ * failure: EINVAL for a bad field of @cfg (also the kernel's, for a
+ * maximum above the module's max_timers), EOPNOTSUPP for a module
+ * without the table, ENOMEM, or the errors of twheel_open().
+ */
+struct twheel_idle *twheel_idle_open(const struct twheel_idle_config *cfg);
+
+/* The tracker's fd, for poll/epoll (readable: call twheel_idle_drain()). */
+int twheel_idle_fd(const struct twheel_idle *ti);
+
+/*
+ * A new handle (>= 0) whose timer expires @timeout_ns from now unless
+ * touched; its records carry @cookie. One TWHEEL_IOC_ADD. ENOSPC when
+ * max_conns handles are held; the kernel's errors of twheel_add().
+ */
+int twheel_idle_add(struct twheel_idle *ti, uint64_t cookie);
+
+/*
+ * Activity on handle @h: its deadline becomes timeout from now (rounded
+ * up to a tick), by one store into the table; no system call (but on a
+ * manual clock, which is read with TWHEEL_IOC_ADVANCE). EINVAL for a
+ * handle not held; ETIME for one twheel_idle_drain() reported expired
+ * (remove it, or remove it and add a new one).
+ */
+int twheel_idle_touch(struct twheel_idle *ti, int h);
+
+/*
+ * Release handle @h (held, or reported expired): its timer is cancelled
+ * by one store (lazily: it ends at its deadline tick), or, when headroom
+ * such timers may still be waiting, by TWHEEL_IOC_CANCEL. A record of it
+ * read later is dropped. @h may be returned by a later twheel_idle_add().
+ * EINVAL for a handle not held; the kernel's errors of twheel_info() and
+ * twheel_cancel() (then @h is still held).
+ */
+int twheel_idle_remove(struct twheel_idle *ti, int h);
+
+/*
+ * Read the records queued, without blocking, and store in @ev (up to @n)
+ * those of real expiries, each with its handle's cookie: the handle was
+ * not touched for the timeout (the record's time_ns is at or after the
+ * deadline last stored). Its handle stays held until twheel_idle_remove().
+ * A record whose push came too late is handled here: a new timer is added
+ * for the deadline stored; one of a removed handle is dropped (see
+ * @observe). Reads at most @n records, so records beyond stay queued and
+ * the fd readable. Returns the number stored (0: none); an error after
+ * some were stored returns their count (the next call gets it again); -1
+ * only when none was stored. A re-add that failed is tried again by the
+ * next call. EINVAL for @n of 0.
+ */
+ssize_t twheel_idle_drain(struct twheel_idle *ti, struct twheel_event *ev,
+			  size_t n);
+
+/*
+ * Close the fd (every timer ends) and free the tracker; NULL does
+ * nothing. Returns 0, or -1 with close(2)'s errno (freed all the same).
+ */
+int twheel_idle_close(struct twheel_idle *ti);
+
 #ifdef __cplusplus
 }
 #endif
