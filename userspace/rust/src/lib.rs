@@ -32,7 +32,13 @@
 //! a late [`Twheel::configure`], `EAGAIN` ([`std::io::ErrorKind::WouldBlock`])
 //! from a non-blocking read with nothing queued. Nothing is retried or
 //! hidden, except that the record iterator retries a read interrupted by a
-//! signal (`EINTR`).
+//! signal (`EINTR`). Opening is the exception: [`OpenError`] says what
+//! failed and what to do (`modprobe twheel`, the device's group, ...),
+//! keeping the errno.
+//!
+//! The shared timer table ([`Config::table`], [`Twheel::map_table`]:
+//! [`Table`]) pushes a timeout back with one store into memory shared with
+//! the kernel; [`IdleTimeouts`] builds per-connection idle timeouts on it.
 //!
 //! The raw ABI (its `#[repr(C)]` structs, checked against the C header's
 //! layout at compile time, and the ioctl numbers) is in [`sys`].
@@ -41,14 +47,20 @@
 
 mod batch;
 mod clock;
+mod error;
 mod event;
+mod idle;
 pub mod sys;
+mod table;
 mod timer;
 mod wheel;
 
 pub use batch::{Batch, OpOutcome};
 pub use clock::{Clock, TimerState};
+pub use error::OpenError;
 pub use event::{Event, EventBuf, Events};
+pub use idle::{IdleDrain, IdleHandle, IdleOptions, IdleTimeouts};
+pub use table::{Table, TableTimer};
 pub use timer::{Expiry, Missed, Rearm, Timer, TimerId};
 pub use wheel::{Config, Info, OpenOptions, Status, Twheel};
 

@@ -187,6 +187,17 @@ impl Timer {
         self
     }
 
+    /// Its expiry, clock and period.
+    pub(crate) fn parts(&self) -> (Expiry, Clock, Duration) {
+        (self.expiry, self.clock, self.period)
+    }
+
+    /// The same timer with another expiry.
+    pub(crate) fn with_expiry(mut self, expiry: Expiry) -> Timer {
+        self.expiry = expiry;
+        self
+    }
+
     /// The `struct twheel_add` that adds it.
     pub fn to_sys(&self) -> sys::twheel_add {
         let (expires_ns, flags) = self.expiry.to_raw();

@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use crate::batch::Batch;
 use crate::clock::{Clock, TimerState};
+use crate::error::OpenError;
 use crate::event::{Event, EventBuf, Events};
 use crate::sys;
 use crate::timer::{Rearm, Timer, TimerId};
@@ -20,12 +21,12 @@ use crate::{duration_to_u64_ns, i64_ns_to_duration};
 
 /// Architecture-dependent constants of Linux's C ABI.
 #[cfg(any(target_arch = "mips", target_arch = "mips64"))]
-mod arch {
+pub(crate) mod arch {
     pub const O_NONBLOCK: i32 = 0x80;
     pub const EPROTO: i32 = 134;
 }
 #[cfg(any(target_arch = "sparc", target_arch = "sparc64"))]
-mod arch {
+pub(crate) mod arch {
     pub const O_NONBLOCK: i32 = 0x4000;
     pub const EPROTO: i32 = 86;
 }
@@ -35,16 +36,25 @@ mod arch {
     target_arch = "sparc",
     target_arch = "sparc64"
 )))]
-mod arch {
+pub(crate) mod arch {
     pub const O_NONBLOCK: i32 = 0o4000;
     pub const EPROTO: i32 = 71;
 }
 const F_GETFL: c_int = 3;
 const F_SETFL: c_int = 4;
 
+#[repr(C)]
+struct PollFd {
+    fd: c_int,
+    events: i16,
+    revents: i16,
+}
+const POLLIN: i16 = 0x1;
+
 extern "C" {
     fn fcntl(fd: c_int, cmd: c_int, ...) -> c_int;
     fn read(fd: c_int, buf: *mut c_void, count: usize) -> isize;
+    fn poll(fds: *mut PollFd, nfds: std::os::raw::c_ulong, timeout: c_int) -> c_int;
 }
 
 /// How to open `/dev/twheel`: [`Twheel::options`].
@@ -89,17 +99,31 @@ impl OpenOptions {
     /// Opens it (read-write, close-on-exec). With the handshake, a module
     /// whose ABI version is not [`sys::TWHEEL_ABI_VERSION`] fails with
     /// `EPROTO` (the fd is closed), as libtwheel's `twheel_open` does.
-    pub fn open(&self) -> io::Result<Twheel> {
+    ///
+    /// The error says what failed and what to do ([`OpenError`]: e.g.
+    /// `ENOENT`, the module is not loaded: `modprobe twheel`), and keeps
+    /// the errno ([`OpenError::raw_os_error`]); `?` turns it into an
+    /// [`io::Error`] of the same kind and message.
+    pub fn open(&self) -> Result<Twheel, OpenError> {
         let mut o = std::fs::OpenOptions::new();
         o.read(true).write(true);
         if self.nonblocking {
             o.custom_flags(arch::O_NONBLOCK);
         }
+        let file = o
+            .open(&self.path)
+            .map_err(|e| OpenError::new(&self.path, e))?;
         let wheel = Twheel {
-            fd: OwnedFd::from(o.open(&self.path)?),
+            fd: OwnedFd::from(file),
         };
-        if self.handshake && wheel.info()?.version != sys::TWHEEL_ABI_VERSION {
-            return Err(io::Error::from_raw_os_error(arch::EPROTO));
+        if self.handshake {
+            let v = wheel
+                .info()
+                .map_err(|e| OpenError::new(&self.path, e))?
+                .version;
+            if v != sys::TWHEEL_ABI_VERSION {
+                return Err(OpenError::version(&self.path, v));
+            }
         }
         Ok(wheel)
     }
@@ -112,13 +136,15 @@ impl Default for OpenOptions {
 }
 
 /// The fd's configuration ([`Twheel::configure`]): its tick, whether its
-/// clock is manual, and the most timers it may hold.
+/// clock is manual, the most timers it may hold, and whether it has a
+/// shared timer table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Config {
     tick: Duration,
     manual: bool,
     max_timers: u64,
     clock_set: bool,
+    table: bool,
 }
 
 impl Config {
@@ -129,6 +155,7 @@ impl Config {
             manual: false,
             max_timers: 0,
             clock_set: false,
+            table: false,
         }
     }
 
@@ -165,6 +192,26 @@ impl Config {
         self
     }
 
+    /// `TWHEEL_CONFIG_TABLE`: the fd gets a shared timer table of
+    /// `entries` entries, one per timer it may hold, to map with
+    /// [`Twheel::map_table`](crate::Twheel::map_table): this sets
+    /// [`Config::max_timers`] to `entries` too (0: the maximum the fd was
+    /// opened with, the module's `max_timers`, often far more than a
+    /// program needs: the table's memory is charged to it as it is used).
+    /// Size it for the most timers alive at once, counting those
+    /// cancelled by a store, which live until their deadline tick.
+    pub const fn table(mut self, entries: u64) -> Config {
+        self.table = true;
+        self.max_timers = entries;
+        self
+    }
+
+    /// No shared timer table (the default).
+    pub const fn no_table(mut self) -> Config {
+        self.table = false;
+        self
+    }
+
     /// The `struct twheel_config` that sets it.
     pub fn to_sys(&self) -> sys::twheel_config {
         sys::twheel_config {
@@ -179,6 +226,10 @@ impl Config {
                 0
             } | if self.clock_set {
                 sys::TWHEEL_CONFIG_CLOCK_SET
+            } else {
+                0
+            } | if self.table {
+                sys::TWHEEL_CONFIG_TABLE
             } else {
                 0
             },
@@ -349,13 +400,14 @@ impl Twheel {
     pub const PATH: &'static str = "/dev/twheel";
 
     /// Opens `/dev/twheel`, blocking, with the ABI handshake (`EPROTO`
-    /// for a module of another ABI version).
-    pub fn open() -> io::Result<Twheel> {
+    /// for a module of another ABI version). The error says what to do
+    /// (see [`OpenError`]).
+    pub fn open() -> Result<Twheel, OpenError> {
         OpenOptions::new().open()
     }
 
     /// Opens `/dev/twheel` `O_NONBLOCK`, with the handshake.
-    pub fn open_nonblocking() -> io::Result<Twheel> {
+    pub fn open_nonblocking() -> Result<Twheel, OpenError> {
         OpenOptions::new().nonblocking(true).open()
     }
 
@@ -575,6 +627,36 @@ impl Twheel {
         Events::new(self, buf)
     }
 
+    /// Waits with poll(2) until a record is queued (the fd readable), for
+    /// at most `timeout` (`None`: no limit; rounded up to a millisecond).
+    /// `Ok(true)` when one is queued, `Ok(false)` when the time ran out
+    /// or a signal interrupted the wait. For a program with no event loop
+    /// of its own.
+    pub fn wait(&self, timeout: Option<Duration>) -> io::Result<bool> {
+        let ms = match timeout {
+            None => -1,
+            Some(d) => {
+                let ms = (d.as_nanos() + 999_999) / 1_000_000;
+                ms.min(c_int::MAX as u128) as c_int
+            }
+        };
+        let mut p = PollFd {
+            fd: self.fd.as_raw_fd(),
+            events: POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one pollfd, valid for the call.
+        let n = unsafe { poll(&mut p, 1, ms) };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                return Ok(false);
+            }
+            return Err(e);
+        }
+        Ok(n > 0 && p.revents & POLLIN != 0)
+    }
+
     /// Sets or clears `O_NONBLOCK` on the open file (shared with its
     /// duplicates: see [`Twheel::try_clone`]).
     pub fn set_nonblocking(&self, on: bool) -> io::Result<()> {
@@ -702,6 +784,20 @@ mod tests {
                 .flags,
             0
         );
+        let c = Config::new().table(4096).to_sys();
+        assert_eq!(
+            (c.flags, c.max_timers),
+            (
+                sys::TWHEEL_CONFIG_TABLE | sys::TWHEEL_CONFIG_MAX_TIMERS,
+                4096
+            )
+        );
+        let c = Config::new().table(0).to_sys();
+        assert_eq!((c.flags, c.max_timers), (sys::TWHEEL_CONFIG_TABLE, 0));
+        assert_eq!(
+            Config::new().table(5).no_table().to_sys().flags,
+            sys::TWHEEL_CONFIG_MAX_TIMERS
+        );
     }
 
     #[test]
@@ -767,6 +863,30 @@ mod tests {
             .open()
             .unwrap_err();
         assert_eq!(e.raw_os_error(), Some(2));
+        assert_eq!(e.kind(), io::ErrorKind::NotFound);
+        assert_eq!(e.path(), Path::new("/nonexistent/twheel"));
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "/nonexistent/twheel: {}: is the module loaded? modprobe twheel (or insmod twheel.ko)",
+                io::Error::from_raw_os_error(2)
+            )
+        );
+        // Through `?` into an io::Error: the same kind and message.
+        fn via_io() -> io::Result<Twheel> {
+            Ok(Twheel::options().path("/nonexistent/twheel").open()?)
+        }
+        let io = via_io().unwrap_err();
+        assert_eq!(io.kind(), io::ErrorKind::NotFound);
+        assert_eq!(io.to_string(), e.to_string());
+        // A directory: EISDIR, no hint to add.
+        let e = Twheel::options().path("/").open().unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(21));
+        assert_eq!(e.hint(), None);
+        assert_eq!(
+            e.to_string(),
+            format!("/: {}", io::Error::from_raw_os_error(21))
+        );
     }
 
     #[test]
@@ -774,6 +894,12 @@ mod tests {
         // /dev/null opens, but answers TWHEEL_IOC_INFO with ENOTTY.
         let e = Twheel::options().path("/dev/null").open().unwrap_err();
         assert_eq!(e.raw_os_error(), Some(25));
+        assert!(
+            e.to_string().starts_with("/dev/null: ")
+                && e.to_string().contains("not twheel's device"),
+            "{}",
+            e
+        );
         // Without the handshake it opens; non-blocking is set and cleared.
         let w = Twheel::options()
             .path("/dev/null")
@@ -782,6 +908,9 @@ mod tests {
             .open()
             .unwrap();
         assert!(w.is_nonblocking().unwrap());
+        // /dev/null is always readable.
+        assert!(w.wait(Some(Duration::ZERO)).unwrap());
+        assert!(w.wait(None).unwrap());
         w.set_nonblocking(false).unwrap();
         assert!(!w.is_nonblocking().unwrap());
         let raw = w.into_raw_fd();

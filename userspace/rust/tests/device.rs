@@ -21,7 +21,8 @@ use std::time::{Duration, Instant};
 
 use twheel::sys;
 use twheel::{
-    Batch, Clock, Config, EventBuf, Missed, OpOutcome, Rearm, Timer, TimerId, TimerState, Twheel,
+    Batch, Clock, Config, EventBuf, IdleTimeouts, Missed, OpOutcome, Rearm, Timer, TimerId,
+    TimerState, Twheel,
 };
 
 // errno values (x86-64, the VM's architecture; the same on most).
@@ -31,6 +32,9 @@ const EAGAIN: i32 = 11;
 const EBUSY: i32 = 16;
 const EINVAL: i32 = 22;
 const EPERM: i32 = 1;
+const ENXIO: i32 = 6;
+const ENODEV: i32 = 19;
+const ENOSPC: i32 = 28;
 
 const MS: Duration = Duration::from_millis(1);
 const MS_NS: i64 = 1_000_000;
@@ -73,6 +77,7 @@ const POLLIN: c_short = 0x1;
 extern "C" {
     fn poll(fds: *mut PollFd, nfds: c_ulong, timeout: c_int) -> c_int;
     fn geteuid() -> u32;
+    fn mknod(path: *const std::os::raw::c_char, mode: u32, dev: u64) -> c_int;
 }
 
 /// Root (who has CAP_WAKE_ALARM, which the alarm clocks need)?
@@ -878,6 +883,522 @@ fn example_logic_on_the_manual_clock() {
     );
 }
 
+// ---- the shared timer table ----
+
+/// A manual-clock fd (1 ms tick) with a table of `entries` entries.
+fn manual_table(entries: u64) -> Twheel {
+    let w = Twheel::open_nonblocking().unwrap();
+    w.configure(&Config::new().tick(MS).manual(true).table(entries))
+        .unwrap();
+    w
+}
+
+fn table_map_and_entries() {
+    // No table: ENODEV (as mmap(2) says it), nothing mapped.
+    let w = Twheel::open_nonblocking().unwrap();
+    assert_errno!(w.map_table().map(|t| t.len()), ENODEV);
+    let w = Twheel::open_nonblocking().unwrap();
+    w.configure(&Config::new().table(64)).unwrap();
+    let i = w.info().unwrap();
+    assert!(i.has_feature(sys::TWHEEL_FEATURE_TABLE));
+    assert_eq!(i.max_timers, 64);
+    assert_ne!(i.config_flags & sys::TWHEEL_CONFIG_TABLE, 0);
+    assert!(i.table_size >= 64 * 8, "table_size {}", i.table_size);
+    {
+        let t = w.map_table().unwrap();
+        assert_eq!((t.len(), t.tick()), (64, MS));
+        // Once mapped, the configuration is fixed.
+        assert_errno!(w.configure(&Config::new().table(64)), EBUSY);
+        let now = Clock::Monotonic.now().unwrap();
+        let a = t
+            .add(&Timer::after(Duration::from_secs(60)).cookie(5))
+            .unwrap();
+        // The deadline made absolute, rounded up to a tick; the kernel
+        // wrote it into the entry on the add.
+        assert!(a.tick() * MS_NS >= now + 60_000 * MS_NS);
+        assert_eq!(a.clock(), Clock::Monotonic);
+        assert_eq!(
+            t.load(&a),
+            sys::twheel_table_deadline(a.id().as_raw(), a.tick() as u64)
+        );
+        let st = w.query(a.id()).unwrap();
+        assert_eq!((st.deadline_ns, st.cookie), (a.tick() * MS_NS, 5));
+        // A timer added otherwise, bound by a query.
+        let id = w.add(&Timer::after(Duration::from_secs(90))).unwrap();
+        let b = t.bind(id).unwrap();
+        assert_eq!(b.tick() * MS_NS, w.query(id).unwrap().deadline_ns);
+        assert_eq!(
+            t.load(&b),
+            sys::twheel_table_deadline(id.as_raw(), b.tick() as u64)
+        );
+        // A periodic timer ignores stored deadlines: refused.
+        let e = t
+            .add(&Timer::after(MS).every(Duration::from_secs(1)))
+            .unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        // Beyond 2^31 ticks: refused, not stored wrapped.
+        let mut a2 = a.clone();
+        let e = t
+            .push(&mut a2, Duration::from_secs(30 * 86_400))
+            .unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        assert_eq!(a2, a);
+        assert_eq!(w.cancel(a.id()).unwrap(), TimerState::Pending);
+        // The kernel writes 0 when the timer ends.
+        assert_eq!(t.load(&a), 0);
+    }
+    // Unmapped (the Table dropped): the fd and its timers go on.
+    assert_eq!(w.info().unwrap().timers, 1);
+}
+
+fn table_push_moves_the_deadline() {
+    let w = manual_table(16);
+    let t = w.map_table().unwrap();
+    let mut a = t.add(&Timer::after(10 * MS).cookie(1)).unwrap();
+    let b = t.add(&Timer::after(10 * MS).cookie(2)).unwrap();
+    assert_eq!((a.tick(), b.tick()), (10, 10));
+    w.advance(5 * MS).unwrap();
+    // Activity on a at 5 ms: its deadline becomes 15 ms, by one store.
+    t.push(&mut a, 10 * MS).unwrap();
+    assert_eq!(a.tick(), 15);
+    assert_eq!(t.load(&a), sys::twheel_table_deadline(a.id().as_raw(), 15));
+    w.advance(5 * MS).unwrap();
+    // At 10 ms only b expires: a was placed again, with no record.
+    let evs = drain(&w);
+    assert_eq!(evs.iter().map(|e| e.id()).collect::<Vec<_>>(), vec![b.id()]);
+    assert!(t.expired(&b, &evs[0]));
+    assert_eq!(w.query(a.id()).unwrap().deadline_ns, 15 * MS_NS);
+    w.advance(4 * MS).unwrap();
+    assert!(drain(&w).is_empty(), "a expired before its pushed deadline");
+    // push_at: absolute, rounded up to a tick (never earlier).
+    t.push_at(&mut a, 16 * MS_NS + 1);
+    assert_eq!(a.tick(), 17);
+    w.advance(2 * MS).unwrap();
+    assert!(drain(&w).is_empty(), "a expired before 17 ms");
+    w.advance(MS).unwrap();
+    let evs = drain(&w);
+    assert_eq!(evs.len(), 1);
+    assert_eq!(
+        (evs[0].id(), evs[0].cookie(), evs[0].time_ns()),
+        (a.id(), 1, 17 * MS_NS)
+    );
+    assert!(t.expired(&a, &evs[0]));
+    assert_eq!(t.load(&a), 0);
+    assert_eq!(w.info().unwrap().timers, 0);
+}
+
+fn table_push_on_the_real_clock_is_never_early() {
+    let w = Twheel::open_nonblocking().unwrap();
+    w.configure(&Config::new().table(4)).unwrap();
+    let t = w.map_table().unwrap();
+    let t0 = Instant::now();
+    let mut a = t.add(&Timer::after(50 * MS)).unwrap();
+    let first = a.tick() * MS_NS;
+    t.push(&mut a, 150 * MS).unwrap();
+    let pushed = a.tick() * MS_NS;
+    assert!(pushed >= first + 100 * MS_NS);
+    let ev = loop {
+        poll_in(&w, -1);
+        if let Some(ev) = drain(&w).pop() {
+            break ev;
+        }
+    };
+    assert_eq!(ev.id(), a.id());
+    // Never before the deadline the kernel knew; if the store came in
+    // time (it is not timed here: TCG may be slow), not before the pushed
+    // one either, and expired() tells which.
+    assert!(
+        ev.time_ns() >= first,
+        "record at {} before {}",
+        ev.time_ns(),
+        first
+    );
+    if t.expired(&a, &ev) {
+        assert!(ev.time_ns() >= pushed);
+        assert!(t0.elapsed() >= 150 * MS);
+    } else {
+        println!(
+            "# the push came too late (a slow machine): record at {} < {}",
+            ev.time_ns(),
+            pushed
+        );
+    }
+}
+
+fn table_cancel_ends_with_no_record() {
+    let w = manual_table(16);
+    let t = w.map_table().unwrap();
+    let a = t.add(&Timer::after(10 * MS)).unwrap();
+    let b = t.add(&Timer::after(20 * MS)).unwrap();
+    t.cancel(&a);
+    assert_eq!(t.load(&a), sys::twheel_table_cancelled(a.id().as_raw()));
+    // A live timer until its deadline tick.
+    let i = w.info().unwrap();
+    assert_eq!((i.timers, i.cancelled), (2, 0));
+    w.advance(10 * MS).unwrap();
+    assert!(drain(&w).is_empty(), "a cancelled timer gave a record");
+    let i = w.info().unwrap();
+    assert_eq!((i.timers, i.cancelled), (1, 1));
+    assert_errno!(w.query(a.id()), ENOENT);
+    assert_eq!(t.load(&a), 0);
+    w.advance(10 * MS).unwrap();
+    let evs = drain(&w);
+    assert_eq!(evs.iter().map(|e| e.id()).collect::<Vec<_>>(), vec![b.id()]);
+    assert_eq!(w.info().unwrap().cancelled, 1);
+}
+
+fn table_late_push_is_not_expired() {
+    let w = manual_table(16);
+    let t = w.map_table().unwrap();
+    let mut a = t.add(&Timer::after(10 * MS)).unwrap();
+    // At 10 ms the kernel read the entry and queued the record; the push
+    // after that is too late.
+    w.advance(10 * MS).unwrap();
+    t.push(&mut a, 10 * MS).unwrap();
+    assert_eq!(a.tick(), 20);
+    let evs = drain(&w);
+    assert_eq!(evs.len(), 1);
+    assert_eq!(evs[0].time_ns(), 10 * MS_NS);
+    assert!(!t.expired(&a, &evs[0]), "a late push taken for an expiry");
+    // The one-shot timer ended with that record.
+    assert_errno!(w.query(a.id()), ENOENT);
+    // A cancel stored too late: the record still comes (queued before).
+    let c = t.add(&Timer::after(5 * MS)).unwrap();
+    w.advance(5 * MS).unwrap();
+    t.cancel(&c);
+    let evs = drain(&w);
+    assert_eq!(evs.iter().map(|e| e.id()).collect::<Vec<_>>(), vec![c.id()]);
+    assert_eq!(w.info().unwrap().cancelled, 0);
+}
+
+// ---- idle timeouts (IdleTimeouts) ----
+
+/// An IdleTimeouts on the manual clock (1 ms tick) for `conns`
+/// connections (and as much headroom).
+fn manual_idle(timeout: Duration, conns: u64) -> IdleTimeouts {
+    IdleTimeouts::options(timeout, conns)
+        .tick(MS)
+        .manual(true)
+        .open()
+        .unwrap()
+}
+
+fn idle_drained(idle: &mut IdleTimeouts) -> Vec<u64> {
+    let mut v: Vec<u64> = idle.drain().collect::<io::Result<_>>().unwrap();
+    v.sort_unstable();
+    v
+}
+
+fn idle_touch_remove_expire() {
+    let mut idle = manual_idle(10 * MS, 16);
+    let a = idle.add(100).unwrap();
+    let b = idle.add(200).unwrap();
+    let c = idle.add(300).unwrap();
+    assert_eq!(idle.len(), 3);
+    assert_eq!(idle.deadline_ns(a), Some(10 * MS_NS));
+    idle.wheel().advance(4 * MS).unwrap();
+    assert!(idle.touch(a).unwrap()); // deadline 14 ms: one store
+    assert_eq!(idle.deadline_ns(a), Some(14 * MS_NS));
+    assert!(idle.remove(c).unwrap());
+    assert!(!idle.remove(c).unwrap(), "a stale handle removed twice");
+    assert_eq!(idle.cookie(c), None);
+    idle.wheel().advance(5 * MS).unwrap();
+    assert!(!idle.wait(Some(Duration::ZERO)).unwrap());
+    assert!(idle_drained(&mut idle).is_empty(), "expired early");
+    idle.wheel().advance(MS).unwrap(); // 10 ms
+    assert!(idle.wait(Some(MS)).unwrap());
+    assert!(idle.wait(None).unwrap());
+    assert_eq!(idle_drained(&mut idle), vec![200]);
+    assert!(!idle.touch(b).unwrap(), "an expired connection touched");
+    idle.wheel().advance(3 * MS).unwrap();
+    assert!(idle_drained(&mut idle).is_empty(), "a expired early");
+    idle.wheel().advance(MS).unwrap(); // 14 ms
+    assert_eq!(idle_drained(&mut idle), vec![100]);
+    idle.wheel().advance(100 * MS).unwrap();
+    assert!(idle_drained(&mut idle).is_empty(), "reported twice");
+    assert!(idle.is_empty());
+    let i = idle.wheel().info().unwrap();
+    assert_eq!((i.timers, i.cancelled, idle.late_pushes()), (0, 1, 0));
+    // A place reused: the stale handles act on nothing.
+    let d = idle.add(400).unwrap();
+    assert!(!idle.touch(a).unwrap() && !idle.remove(b).unwrap());
+    assert_eq!(idle.cookie(d), Some(400));
+}
+
+fn idle_headroom_and_maximum() {
+    // 4 connections, headroom 2: two removals lazily, by a store; the
+    // third cancels with an ioctl (the table never fills up).
+    let mut idle = IdleTimeouts::options(10 * MS, 4)
+        .headroom(2)
+        .tick(MS)
+        .manual(true)
+        .open()
+        .unwrap();
+    assert_eq!(idle.wheel().info().unwrap().max_timers, 6);
+    let h: Vec<_> = (0..4).map(|c| idle.add(c).unwrap()).collect();
+    assert_errno!(idle.add(4), ENOSPC);
+    for (k, timers) in [(0, 4), (1, 4), (2, 3)].iter() {
+        assert!(idle.remove(h[*k]).unwrap());
+        assert_eq!(
+            idle.wheel().info().unwrap().timers,
+            *timers,
+            "after removing {}",
+            k
+        );
+    }
+    let _h4 = idle.add(4).unwrap();
+    let _h5 = idle.add(5).unwrap();
+    let _h6 = idle.add(6).unwrap();
+    assert_errno!(idle.add(7), ENOSPC);
+    // 4 tracked and 2 cancelled by a store: the table is full.
+    assert_eq!(idle.wheel().info().unwrap().timers, 6);
+    idle.wheel().advance(10 * MS).unwrap();
+    assert_eq!(idle_drained(&mut idle), vec![3, 4, 5, 6]);
+    assert_eq!(idle.wheel().info().unwrap().cancelled, 2);
+    // Once the lazily cancelled ones ended, removals are stores again.
+    let a = idle.add(7).unwrap();
+    let b = idle.add(8).unwrap();
+    assert!(idle.remove(a).unwrap());
+    assert!(idle.remove(b).unwrap());
+    let i = idle.wheel().info().unwrap();
+    assert_eq!((i.timers, idle.len()), (2, 0));
+    idle.wheel().advance(10 * MS).unwrap();
+    assert!(idle_drained(&mut idle).is_empty());
+    let i = idle.wheel().info().unwrap();
+    assert_eq!((i.timers, i.cancelled), (0, 4));
+}
+
+fn idle_late_push_is_readded() {
+    let mut idle = manual_idle(10 * MS, 16);
+    let a = idle.add(1).unwrap();
+    // At 10 ms the record is queued; the touch then comes too late for
+    // the kernel, but it is activity: not reported, the timer re-added.
+    idle.wheel().advance(10 * MS).unwrap();
+    assert_eq!(idle.wheel().info().unwrap().queued, 1);
+    assert!(idle.touch(a).unwrap());
+    assert!(
+        idle_drained(&mut idle).is_empty(),
+        "a late push reported as idle"
+    );
+    assert_eq!(idle.late_pushes(), 1);
+    assert_eq!(idle.len(), 1);
+    assert_eq!(idle.deadline_ns(a), Some(20 * MS_NS));
+    let i = idle.wheel().info().unwrap();
+    assert_eq!((i.timers, i.queued), (1, 0));
+    idle.wheel().advance(9 * MS).unwrap();
+    assert!(idle_drained(&mut idle).is_empty(), "expired early");
+    // Touched again through the new timer: the push lands this time.
+    assert!(idle.touch(a).unwrap()); // 29 ms
+    idle.wheel().advance(MS).unwrap();
+    assert!(idle_drained(&mut idle).is_empty(), "expired early");
+    idle.wheel().advance(8 * MS).unwrap();
+    assert!(idle_drained(&mut idle).is_empty(), "expired early");
+    idle.wheel().advance(MS).unwrap(); // 29 ms
+    assert_eq!(idle_drained(&mut idle), vec![1]);
+    assert_eq!(idle.late_pushes(), 1);
+    assert!(idle.is_empty());
+}
+
+fn idle_removed_with_a_queued_record() {
+    let mut idle = manual_idle(10 * MS, 16);
+    let a = idle.add(1).unwrap();
+    let b = idle.add(2).unwrap();
+    idle.wheel().advance(10 * MS).unwrap();
+    // Both records queued; a is closed before they are read: its record,
+    // queued before the cancel store, is dropped.
+    assert!(idle.remove(a).unwrap());
+    assert_eq!(idle_drained(&mut idle), vec![2]);
+    assert!(!idle.remove(b).unwrap());
+    // A connection removed while its record is queued and its place
+    // reused at once: the new one is not taken for the old.
+    let c = idle.add(3).unwrap();
+    idle.wheel().advance(10 * MS).unwrap();
+    assert!(idle.remove(c).unwrap());
+    let d = idle.add(4).unwrap();
+    assert!(
+        idle_drained(&mut idle).is_empty(),
+        "a removed connection reported"
+    );
+    assert_eq!(idle.cookie(d), Some(4));
+    idle.wheel().advance(10 * MS).unwrap();
+    assert_eq!(idle_drained(&mut idle), vec![4]);
+}
+
+/// xorshift64*: the same pattern on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+}
+
+fn idle_against_a_model() {
+    // 300 connections over 3000 steps of 7 ms, a 60 ms timeout: touches
+    // (in time, and late: right after the advance that queued the
+    // record), removals and new connections, checked at every step
+    // against a model of when each was last active.
+    const TIMEOUT: i64 = 60;
+    const STEP: i64 = 7;
+    let mut idle = manual_idle(Duration::from_millis(TIMEOUT as u64), 512);
+    let mut rng = Rng(0x5EED);
+    // cookie -> (handle, last activity in ms)
+    let mut model: std::collections::BTreeMap<u64, (twheel::IdleHandle, i64)> = Default::default();
+    let mut next_cookie = 0u64;
+    let (mut expired, mut removed) = (0usize, 0usize);
+    for _ in 0..300 {
+        model.insert(next_cookie, (idle.add(next_cookie).unwrap(), 0));
+        next_cookie += 1;
+    }
+    for step in 1..=3000i64 {
+        let now = step * STEP;
+        assert_eq!(
+            idle.wheel()
+                .advance(Duration::from_millis(STEP as u64))
+                .unwrap(),
+            now * MS_NS
+        );
+        let cookies: Vec<u64> = model.keys().copied().collect();
+        for c in cookies {
+            let r = rng.next() % 100;
+            let (h, last) = model[&c];
+            if r < 12 {
+                assert!(idle.touch(h).unwrap());
+                model.insert(c, (h, now));
+            } else if r < 13 {
+                assert!(idle.remove(h).unwrap());
+                model.remove(&c);
+                removed += 1;
+            } else if r < 14 && last + TIMEOUT <= now {
+                // Idle in the model already, touched before the drain:
+                // a late push for sure when its record is queued.
+                assert!(idle.touch(h).unwrap());
+                model.insert(c, (h, now));
+            }
+        }
+        for _ in 0..(rng.next() % 3) {
+            model.insert(next_cookie, (idle.add(next_cookie).unwrap(), now));
+            next_cookie += 1;
+        }
+        let got = idle_drained(&mut idle);
+        let want: Vec<u64> = model
+            .iter()
+            .filter(|(_, &(_, last))| last + TIMEOUT <= now)
+            .map(|(&c, _)| c)
+            .collect();
+        assert_eq!(got, want, "at {} ms", now);
+        for c in &got {
+            model.remove(c);
+        }
+        expired += got.len();
+        assert_eq!(idle.len(), model.len());
+    }
+    let i = idle.wheel().info().unwrap();
+    println!(
+        "# {} connections: {} expired, {} removed, {} late pushes re-added, {} open; {} timers, {} ended by a cancel store",
+        next_cookie,
+        expired,
+        removed,
+        idle.late_pushes(),
+        idle.len(),
+        i.timers,
+        i.cancelled
+    );
+    assert!(idle.late_pushes() > 10 && expired > 100 && removed > 100);
+}
+
+fn idle_on_the_real_clock() {
+    let timeout = 100 * MS;
+    let mut idle = IdleTimeouts::open(timeout, 8).unwrap();
+    assert!(idle.wheel().is_nonblocking().unwrap());
+    let t0 = Instant::now();
+    let h: Vec<_> = (0..3).map(|c| idle.add(c).unwrap()).collect();
+    let mut last = [t0; 3];
+    // Connection 1 is active 5 times, 30 ms apart; 2 is closed at once.
+    assert!(idle.remove(h[2]).unwrap());
+    let mut touches = 0;
+    let mut got = Vec::new();
+    while got.len() < 2 {
+        let wait = if touches < 5 { 30 } else { -1 };
+        poll_in(&idle, wait);
+        for c in idle.drain() {
+            let c = c.unwrap();
+            let idle_for = last[c as usize].elapsed();
+            assert!(
+                idle_for >= timeout,
+                "conn {} reported after {:?} idle",
+                c,
+                idle_for
+            );
+            got.push(c);
+        }
+        if touches < 5 && t0.elapsed() >= (touches + 1) * 30 * MS {
+            if idle.touch(h[1]).unwrap() {
+                last[1] = Instant::now();
+            }
+            touches += 1;
+        }
+    }
+    got.sort_unstable();
+    assert_eq!(got, vec![0, 1]);
+    assert!(idle.is_empty());
+}
+
+fn open_errors_say_what_to_do() {
+    // A missing node: the module is not loaded.
+    let e = Twheel::options().path("/dev/no-twheel").open().unwrap_err();
+    assert_eq!(e.raw_os_error(), Some(ENOENT));
+    assert_eq!(e.kind(), io::ErrorKind::NotFound);
+    let s = e.to_string();
+    assert!(s.starts_with("/dev/no-twheel: "), "{}", s);
+    assert!(s.contains("is the module loaded? modprobe twheel"), "{}", s);
+    // Through `?` into io::Error: the message kept, the errno reachable.
+    let io: io::Error = e.into();
+    assert_eq!(io.kind(), io::ErrorKind::NotFound);
+    assert_eq!(io.to_string(), s);
+    // A node whose driver is not there (a major no driver has): ENXIO,
+    // the same hint.
+    if root() {
+        let path = "/tmp/twheel-no-driver";
+        let _ = std::fs::remove_file(path);
+        let cpath = std::ffi::CString::new(path).unwrap();
+        // S_IFCHR | 0600, major 241 (local/experimental), minor 0.
+        let dev: u64 = 241 << 8;
+        assert_eq!(
+            unsafe { mknod(cpath.as_ptr(), 0o020600, dev) },
+            0,
+            "mknod: {}",
+            io::Error::last_os_error()
+        );
+        let e = Twheel::options().path(path).open().unwrap_err();
+        let _ = std::fs::remove_file(path);
+        assert!(
+            e.raw_os_error() == Some(ENXIO) || e.raw_os_error() == Some(ENODEV),
+            "{:?}",
+            e
+        );
+        assert!(e.to_string().contains("modprobe twheel"), "{}", e);
+    }
+    // The real device opens; a regular file is not twheel's device.
+    Twheel::open().unwrap();
+    let e = Twheel::options()
+        .path("/proc/self/stat")
+        .open()
+        .unwrap_err();
+    assert!(e.raw_os_error().is_some(), "{:?}", e);
+    // IdleTimeouts: bad sizes say so.
+    let e = IdleTimeouts::open(MS, 0).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+    let e = IdleTimeouts::open(Duration::from_secs(30 * 86_400), 1).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+    assert!(e.to_string().contains("2^31 ticks"), "{}", e);
+    let e = IdleTimeouts::open(MS, u32::MAX as u64).unwrap_err();
+    assert_eq!(e.raw_os_error(), Some(EINVAL), "{}", e);
+}
+
 // ---- harness ----
 
 type Case = (&'static str, fn());
@@ -936,6 +1457,33 @@ const CASES: &[Case] = &[
         "example_logic_on_the_manual_clock",
         example_logic_on_the_manual_clock,
     ),
+    ("table_map_and_entries", table_map_and_entries),
+    (
+        "table_push_moves_the_deadline",
+        table_push_moves_the_deadline,
+    ),
+    (
+        "table_push_on_the_real_clock_is_never_early",
+        table_push_on_the_real_clock_is_never_early,
+    ),
+    (
+        "table_cancel_ends_with_no_record",
+        table_cancel_ends_with_no_record,
+    ),
+    (
+        "table_late_push_is_not_expired",
+        table_late_push_is_not_expired,
+    ),
+    ("idle_touch_remove_expire", idle_touch_remove_expire),
+    ("idle_headroom_and_maximum", idle_headroom_and_maximum),
+    ("idle_late_push_is_readded", idle_late_push_is_readded),
+    (
+        "idle_removed_with_a_queued_record",
+        idle_removed_with_a_queued_record,
+    ),
+    ("idle_against_a_model", idle_against_a_model),
+    ("idle_on_the_real_clock", idle_on_the_real_clock),
+    ("open_errors_say_what_to_do", open_errors_say_what_to_do),
 ];
 
 const CASE_TIMEOUT: Duration = Duration::from_secs(120);
