@@ -18,6 +18,10 @@
  *   single  TWHEEL_IOC_ADD then TWHEEL_IOC_CANCEL of that timer
  *   b64     TWHEEL_IOC_SUBMIT of 64 ADDs, then of their 64 CANCELs
  *   mod     as b64, with a SUBMIT of 64 MODIFYs between
+ *   modify  TWHEEL_IOC_MODIFY of one of the 10^4 pending timers (picked
+ *           at random) to a new deadline an hour ahead
+ *   settime timerfd_settime() of one timerfd (of 10^4 armed, picked at
+ *           random) to a new deadline an hour ahead: modify's peer
  *   expiry  10^4 timers due together (none pending before): only the
  *           delivery is sampled, poll() then read() of 64 records
  *   table   the shared timer table on a manual-clock fd: 10^5 timers with
@@ -45,7 +49,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -60,6 +66,8 @@
 #define TABLE_TICK	(TABLE_N / TABLE_P)
 
 static uint64_t *table, *table_ids;
+static uint64_t pend_ids[PENDING];
+static int tfds[PENDING];
 static int64_t table_tick;
 
 struct sym {
@@ -297,6 +305,24 @@ static long step(const char *mode, int fd, struct sampler *s)
 			die("TWHEEL_IOC_CANCEL");
 		return 2;
 	}
+	if (!strcmp(mode, "modify")) {
+		struct twheel_modify m = { .expires_ns = far_deadline() };
+
+		m.id = pend_ids[rng % PENDING];
+		if (ioctl(fd, TWHEEL_IOC_MODIFY, &m))
+			die("TWHEEL_IOC_MODIFY");
+		return 1;
+	}
+	if (!strcmp(mode, "settime")) {
+		struct itimerspec its = { { 0, 0 }, { 0, 0 } };
+		int64_t d = far_deadline();
+
+		its.it_value.tv_sec = d / 1000000000;
+		its.it_value.tv_nsec = d % 1000000000;
+		if (timerfd_settime(tfds[rng % PENDING], 0, &its, NULL))
+			die("timerfd_settime");
+		return 1;
+	}
 	if (!strcmp(mode, "b64") || !strcmp(mode, "mod")) {
 		fill(ops, TWHEEL_OP_ADD, NULL);
 		submit(fd, ops, BATCH);
@@ -421,7 +447,7 @@ int main(int argc, char **argv)
 			top = atol(optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: twheel-prof [-n iterations] [-p period_ns] [-t top] ppid|info|single|b64|mod|expiry|table\n");
+			fprintf(stderr, "usage: twheel-prof [-n iterations] [-p period_ns] [-t top] ppid|info|single|b64|mod|modify|settime|expiry|table\n");
 			return 2;
 		}
 	}
@@ -440,6 +466,19 @@ int main(int argc, char **argv)
 		die("/dev/twheel");
 	if (!strcmp(mode, "table"))
 		table_setup(fd);
+	else if (!strcmp(mode, "settime"))
+		for (i = 0; i < PENDING; i++) {
+			struct rlimit rl = { PENDING + 64, PENDING + 64 };
+
+			/* root in the VM: room for PENDING timerfds. */
+			if (!i && setrlimit(RLIMIT_NOFILE, &rl))
+				die("setrlimit");
+			struct itimerspec its = { { 0, 0 }, { 3600, 0 } };
+
+			tfds[i] = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+			if (tfds[i] < 0 || timerfd_settime(tfds[i], 0, &its, NULL))
+				die("timerfd");
+		}
 	else if (strcmp(mode, "expiry"))
 		for (i = 0; i < PENDING; i++) {
 			struct twheel_add a = {
@@ -449,6 +488,7 @@ int main(int argc, char **argv)
 
 			if (ioctl(fd, TWHEEL_IOC_ADD, &a))
 				die("TWHEEL_IOC_ADD");
+			pend_ids[i] = a.id;
 		}
 	load_kallsyms();
 	sampler_open(&s, period);
