@@ -97,10 +97,6 @@ userspace:
 vm-userspace: $(INTEG_BIN) $(VM_BIN)/twheel-run-tests \
 	$(addprefix $(VM_BIN)/,$(TOOLS))
 
-$(VM_BIN)/%: userspace/tools/%.c $(LIB_DEPS)
-	@mkdir -p $(VM_BIN)
-	$(CC) $(USER_CFLAGS) -Iuserspace/lib -static -o $@ $< $(LIB_SRC)
-
 $(VM_BIN)/twt-%: tests/integration/%.c $(INTEG_DEPS) $(LIB_DEPS)
 	@mkdir -p $(VM_BIN)
 	$(CC) $(USER_CFLAGS) -Iuserspace/lib -static -o $@ $< $(LIB_SRC) \

@@ -10,7 +10,7 @@
 # Then each page against what it documents: twheel(4) names every macro,
 # struct and field of uapi/linux/twheel.h and every fdinfo key the module
 # prints (kmod/twheel_ctx_show.c); libtwheel(3) every function of libtwheel.h;
-# twheelctl(1) every command and option of twheelctl.c.
+# twheelctl(1) every command and option of twheelctl (userspace/tools/).
 #
 # One "ok NAME" / "not ok NAME" line per check; last line:
 # "RESULT <passed> <failed>". Exit status non-zero on any failure.
@@ -140,17 +140,20 @@ if [ -f "$page3" ]; then
 	result man/libtwheel.3/documents_every_function "$([ -z "$lack" ]; echo $?)" $lack
 fi
 
-# twheelctl(1) and twheelctl.c: every command and every option.
+# twheelctl(1) and userspace/tools/twheelctl*.c: every command and every
+# option.
 page1=$work/twheelctl.1.txt
 if [ -f "$page1" ]; then
-	src=userspace/tools/twheelctl.c
-	cmds=$(sed -n 's/^\t{ "\([a-z]*\)", cmd_[a-z]* },$/\1/p' "$src")
-	opts=$(grep -o '"--[a-z]*' "$src" | tr -d '"' | sort -u)
+	src=$(ls userspace/tools/twheelctl*.c)
+	# shellcheck disable=SC2086 # one word per source file
+	cmds=$(sed -n 's/^\t{ "\([a-z]*\)", cmd_[a-z]* },$/\1/p' $src)
+	# shellcheck disable=SC2086
+	opts=$(grep -ho '"--[a-z]*' $src | tr -d '"' | sort -u)
 	# A command: a tag of its own in COMMANDS ("       quit, exit").
 	lack=$(for c in $cmds; do
 		grep -qE "^       ([a-z]+, )*$c([ ,]|\$)" "$page1" || echo "$c"
 	done; missing "$page1" $opts)
-	[ -n "$cmds" ] || lack="(no commands found in twheelctl.c)"
+	[ -n "$cmds" ] || lack="(no commands found in userspace/tools/twheelctl*.c)"
 	result man/twheelctl.1/documents_every_command "$([ -z "$lack" ]; echo $?)" $lack
 fi
 

@@ -13,9 +13,9 @@
 #   make man-check          render every man page, fail on any warning
 #   make userspace-install  install all of it: PREFIX=/usr/local DESTDIR=
 #
-# The test VM's static twheelctl (build/vm-bin/twheelctl) is built by the
-# top-level Makefile from userspace/tools/twheelctl.c and
-# userspace/lib/libtwheel.c alone.
+# The test VM's static twheelctl (build/vm-bin/twheelctl) is built here
+# too, from userspace/tools/twheelctl*.c and userspace/lib/libtwheel.c
+# alone.
 
 PREFIX		?= /usr/local
 LIBDIR		?= $(PREFIX)/lib
@@ -77,10 +77,21 @@ $(LIBTW_OUT)/pkgconfig/libtwheel.pc: userspace/lib/libtwheel.pc.in FORCE
 		mv -f $@.tmp $@; echo "  GEN     $@"; fi
 
 # Explicit: takes precedence over the top-level Makefile's $(BUILD)/bin/%.
-$(BUILD)/bin/twheelctl: userspace/tools/twheelctl.c $(LIBTW_OUT)/libtwheel.a \
+TWHEELCTL_SRC	:= userspace/tools/twheelctl.c userspace/tools/twheelctl_cmd.c \
+		   userspace/tools/twheelctl_io.c
+TWHEELCTL_DEPS	:= $(TWHEELCTL_SRC) userspace/tools/twheelctl.h
+
+$(BUILD)/bin/twheelctl: $(TWHEELCTL_DEPS) $(LIBTW_OUT)/libtwheel.a \
 	$(LIBTW_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(LIBTW_CFLAGS) -o $@ $< $(LIBTW_OUT)/libtwheel.a
+	$(CC) $(LIBTW_CFLAGS) -o $@ $(TWHEELCTL_SRC) $(LIBTW_OUT)/libtwheel.a
+
+# For the test VM: static, with libtwheel's source (USER_CFLAGS: the
+# top-level Makefile's).
+$(VM_BIN)/twheelctl: $(TWHEELCTL_DEPS) $(LIB_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -Iuserspace/lib -static -o $@ $(TWHEELCTL_SRC) \
+		$(LIB_SRC)
 
 man-check:
 	tests/man.sh
