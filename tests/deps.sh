@@ -12,7 +12,7 @@ set -eu
 PKGS="build-essential bc bison flex libelf-dev libssl-dev cpio kmod xz-utils
 gzip python3 qemu-system-x86 busybox-static sparse linux-source-6.12
 linux-headers-amd64 linux-headers-rt-amd64 clang llvm libclang-rt-14-dev
-valgrind libuv1-dev liburing-dev rustc cargo man-db pkg-config gnuplot-nox dkms debhelper dh-dkms
+valgrind libuv1-dev liburing-dev rustc cargo librust-tokio-dev man-db pkg-config gnuplot-nox dkms debhelper dh-dkms
 lintian dpkg-dev python3-venv python3-setuptools python3-pip dh-python"
 
 missing=

@@ -13,6 +13,12 @@
 #                                          built static, in a VM on that kernel;
 #                                          SUBSTRING picks device cases by name
 #
+# The tokio binding (userspace/rust/tokio/, crate twheel-tokio) is built
+# and tested too when Debian's tokio sources are installed
+# (librust-tokio-dev: /usr/share/cargo/registry, a directory source its
+# .cargo/config.toml names, read by cargo run in that directory); without
+# them its cases are reported skipped.
+#
 # Prints "ok rust/NAME" / "not ok rust/NAME" lines and, last,
 # "RESULT <passed> <failed> <skipped>"; exits 0 when nothing failed. A VM
 # that fails closed (a kernel splat, a leak, a crash, a time-out) counts as
@@ -50,6 +56,11 @@ fi
 PATH=$PATH:$(dirname "$(command -v "$CARGO")")
 export PATH
 cargo_flags="--offline --locked --manifest-path $crate/Cargo.toml --target-dir $out"
+# The tokio binding: cargo runs in its directory (for its .cargo/config.toml).
+tokio_crate=$top/$crate/tokio
+tokio_flags="--offline --locked --target-dir $out/tokio"
+have_tokio=0
+ls -d /usr/share/cargo/registry/tokio-1.* >/dev/null 2>&1 && have_tokio=1
 
 if [ "$mode" = host ]; then
 	log=$logs/rust-host.log
@@ -88,6 +99,14 @@ if [ "$mode" = host ]; then
 	step c_header "$CARGO" test $cargo_flags --test header
 	# shellcheck disable=SC2086
 	step doc "$CARGO" test $cargo_flags --doc
+	if [ $have_tokio = 1 ]; then
+		# shellcheck disable=SC2086
+		step tokio env -C "$tokio_crate" "$CARGO" test $tokio_flags &&
+			echo "ok rust/host/tokio" | tee -a "$log.cases"
+	else
+		echo "ok rust/host/tokio # SKIP no tokio sources (apt-get install librust-tokio-dev)" |
+			tee -a "$log.cases"
+	fi
 	cat "$log.cases" >> "$log"
 	pass=$(grep '^ok ' "$log.cases" | grep -vc ' # SKIP')
 	skip=$(grep -c '^ok .* # SKIP' "$log.cases")
@@ -116,8 +135,15 @@ build_static() {
 	RUSTFLAGS="-C target-feature=+crt-static" "$CARGO" "$@" $cargo_flags \
 		--target $target
 }
+tokio_build() {
+	# shellcheck disable=SC2086	# tokio_flags: several arguments
+	(cd "$tokio_crate" && RUSTFLAGS="-C target-feature=+crt-static" \
+		"$CARGO" test --no-run --test device --message-format=json \
+		$tokio_flags --target $target)
+}
 if ! build_static test --no-run --test device --message-format=json > "$blog.json" 2> "$blog" ||
-   ! build_static build --example idle_timeouts >> "$blog" 2>&1; then
+   ! build_static build --example idle_timeouts >> "$blog" 2>&1 ||
+   { [ $have_tokio = 1 ] && ! tokio_build > "$blog.tokio.json" 2>> "$blog"; }; then
 	echo "not ok rust/$kernel/build (log: $blog)"
 	tail -n 40 "$blog" | sed 's/^/# /'
 	echo "RESULT 0 1 0"
@@ -127,7 +153,12 @@ fi
 dev=$(grep '"executable":"' "$blog.json" | grep '"name":"device"' |
 	sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1)
 ex=$out/$target/debug/examples/idle_timeouts
-for f in "$dev" "$ex"; do
+tok=
+if [ $have_tokio = 1 ]; then
+	tok=$(grep '"executable":"' "$blog.tokio.json" | grep '"name":"device"' |
+		sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1)
+fi
+for f in "$dev" "$ex" $tok; do
 	# A dynamic executable names its interpreter (ld.so); a static(-pie)
 	# one does not.
 	if [ ! -x "$f" ] || readelf -lW "$f" | grep -q 'program interpreter'; then
@@ -138,6 +169,13 @@ for f in "$dev" "$ex"; do
 done
 cp "$dev" "$vmdir/twheel-rust-device"
 cp "$ex" "$vmdir/twheel-rust-idle-timeouts"
+vm_files="$vmdir/twheel-rust-device $vmdir/twheel-rust-idle-timeouts"
+if [ -n "$tok" ]; then
+	cp "$tok" "$vmdir/twheel-rust-tokio-device"
+	vm_files="$vm_files $vmdir/twheel-rust-tokio-device"
+else
+	rm -f "$vmdir/twheel-rust-tokio-device"
+fi
 
 res=$logs/rust-$kernel.results
 console=$logs/rust-$kernel-console.log
@@ -159,6 +197,15 @@ cat /tmp/out >> \$res
 if [ \$rc != 0 ] && ! grep -q '^not ok ' /tmp/out; then
 	report rust/device_exit_status \$rc
 fi
+if command -v twheel-rust-tokio-device >/dev/null; then
+	TWHEEL_REQUIRE_DEVICE=1 twheel-rust-tokio-device $filter > /tmp/out 2>&1
+	rc=\$?
+	cat /tmp/out
+	cat /tmp/out >> \$res
+	if [ \$rc != 0 ] && ! grep -q '^not ok ' /tmp/out; then
+		report rust/tokio_exit_status \$rc
+	fi
+fi
 if [ -z "$filter" ]; then
 	for mode in manual real; do
 		arg=
@@ -175,8 +222,10 @@ report rust/rmmod \$?
 EOF
 )
 VM_QUIET=${VM_QUIET:-1} VM_RESULTS=$res VM_LOG=$console \
-	VM_FILES="$vmdir/twheel-rust-device $vmdir/twheel-rust-idle-timeouts${VM_FILES:+ $VM_FILES}" \
+	VM_FILES="$vm_files${VM_FILES:+ $VM_FILES}" \
 	tests/vm/run.sh "$kernel" "$cmd"
 vmrc=$?
+[ -z "$tok" ] && [ -f "$res" ] &&
+	echo "ok rust/tokio # SKIP no tokio sources (apt-get install librust-tokio-dev)" >> "$res"
 
 exec tests/vm/tap-result.sh "$res" "$vmrc" "rust/$kernel" "$console"

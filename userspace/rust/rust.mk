@@ -10,6 +10,11 @@
 #                     static, in the stock kernel's VM (tests/rust/run.sh;
 #                     `tests/rust/run.sh debug` for the debug kernel)
 #
+# The tokio binding, userspace/rust/tokio/ (crate twheel-tokio: AsyncFd
+# futures of records and idle expiries), is a crate of its own, built
+# offline against Debian's librust-tokio-dev (its .cargo/config.toml);
+# tests/rust/run.sh tests it when those sources are installed.
+#
 # No network: cargo --offline --locked, no dependencies. Cargo is $(CARGO):
 # cargo from PATH (Debian 12: apt-get install cargo; its rustc 1.63 is
 # enough), else rustup's ~/.cargo/bin/cargo.
