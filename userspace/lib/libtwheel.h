@@ -5,7 +5,8 @@
  * Every function returns -1 and leaves the kernel's errno on failure,
  * exactly as the underlying system call did; nothing is retried or hidden.
  * The helpers at the end (draining the records, building a batch, a batch
- * operation's outcome as errno) say where they differ.
+ * operation's outcome as errno, the idle-timeout tracker) say where they
+ * differ.
  * Requests are the ABI's own structs, filled with designated initialisers,
  * so no two arguments of one type can be swapped by mistake:
  *
