@@ -104,7 +104,9 @@ impl IdleOptions {
         )?;
         let map = Mapping::map(&wheel)?;
         let timeout_ns = duration_to_i64_ns(self.timeout);
-        if timeout_ns / map.tick_ns() >= TABLE_REACH_TICKS {
+        // The deadline of a touch is now + timeout rounded up: up to two
+        // ticks more than the timeout from the present tick.
+        if timeout_ns / map.tick_ns() >= TABLE_REACH_TICKS - 2 {
             return Err(too_far(self.timeout, map.tick_ns()));
         }
         Ok(IdleTimeouts {

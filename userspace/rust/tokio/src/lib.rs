@@ -95,6 +95,7 @@ impl AsyncTwheel {
 
     /// The next record, when one is queued (a future: cancel-safe, no
     /// record is lost when it is dropped).
+    #[allow(clippy::should_implement_trait)] // async: not Iterator's
     pub fn next(&mut self) -> Next<'_> {
         Next { wheel: self }
     }
