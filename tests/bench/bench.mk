@@ -11,13 +11,19 @@
 #   make bench BENCH_QUICK=1    N up to 10^4, 2 reps (a few minutes)
 #   make bench BENCH_BOOTS=icount BENCH_EXTRA="-p t"
 #                               the shared timer table phase alone (icount)
+#   make bench BENCH_BOOTS=icount BENCH_IDLE_ONLY=1 BENCH_QUICK=1
+#                               the idle timeouts on the real clock alone
+#                               (phase i, tests/bench/user/idle.c; N up to
+#                               BENCH_IDLE_NMAX, default 10^5, quick 10^4;
+#                               window BENCH_IDLE_TICKS, default 1000 ticks)
 #   make bench-report           redo the report from build/bench/results-*.txt
 #   make bench-publish          the full bench, then docs/benchmarks.md and
 #                               docs/bench/*.png from it (BENCH_QUICK=1 for
 #                               development: the page then says so)
 #   make bench-page-check       every command docs/benchmarks.md shows exists
 #
-# Writes build/bench/bench.md (printed), cost-vs-n.png, lateness.png.
+# Writes build/bench/bench.md (printed), cost-vs-n.png, lateness.png,
+# idle.png, verdict.md and idle-targets.md (the idle-timeout phase's).
 
 BENCH_REPS	?= 5
 BENCH_NMAX	?= 1000000
@@ -32,9 +38,9 @@ BENCH_SRC	:= $(wildcard $(BENCH_DIR)/user/*.c)
 
 bench-bin: $(BENCH_BIN)
 
-$(BENCH_BIN): $(BENCH_SRC) $(BENCH_DIR)/user/bench.h $(LIB_DEPS)
+$(BENCH_BIN): $(BENCH_SRC) $(wildcard $(BENCH_DIR)/user/*.h) $(LIB_DEPS)
 	@mkdir -p $(BENCH_OUT)
-	$(CC) $(USER_CFLAGS) -Iuserspace/lib -static -o $@ $(BENCH_SRC) $(LIB_SRC) -lm
+	$(CC) $(USER_CFLAGS) -Iuserspace/lib -static -o $@ $(BENCH_SRC) $(LIB_SRC) -luring -lm
 
 bench: $(BENCH_BIN)
 	@tests/deps.sh --check >/dev/null 2>&1 || tests/deps.sh

@@ -8,6 +8,9 @@
 #     column per operation; unit: the y axis (µs or instructions).
 #   plots='lateness': png, CDF of lateness (the per-quantile median over
 #     reps) from DIR/late-CG-IMPL.dat, one panel per cgroup setting.
+#   plots='idle': png, the idle-timeout phase's CPU per activity (net of
+#     the store-only loop, clamped at 10) against N, from
+#     DIR/idle-K-SHAPE-MODE.dat; one panel per K and loop shape.
 # e.g. gnuplot -e "dir='build/bench/plot'; png='x.png'; prefix='wall-cost';
 #   unit='µs'; panels='root-span root-spread'; plots='cost'" tests/bench/plot.gp
 
@@ -65,6 +68,30 @@ if (plots eq 'lateness') {
 		plot for [i = 1:words(limpls)] \
 			sprintf('%s/late-%s-%s.dat', dir, cg, word(limpls, i)) \
 			using 1:2 with lines lw 2 lt i title word(limpls, i)
+	}
+	unset multiplot
+}
+
+if (plots eq 'idle') {
+	imodes = 'table modify b64 timerfd uring heap-lazy heap-eager wheel-lazy wheel-eager'
+	set terminal pngcairo noenhanced size 1500, 900 font ',9'
+	set output png
+	set multiplot layout 2, 3 title 'idle timeouts on the real clock: CPU per activity, net of the store-only loop (clamped at 10), against N (lower is better)'
+	set logscale xy
+	set xrange [500:2000000]
+	set format x '1e%T'
+	set xlabel 'N timers'
+	set ylabel unit
+	set key outside right top vertical font ',8'
+	set grid
+	do for [sh in 'edge half'] {
+		do for [k in '1 10 100'] {
+			set title sprintf('K = %s activities per period, %s', k, sh)
+			plot for [m = 1:words(imodes)] \
+				sprintf('%s/idle-%s-%s-%s.dat', dir, k, sh, word(imodes, m)) \
+				using 1:2 with linespoints lw 1.5 lt m pt m \
+				title word(imodes, m)
+		}
 	}
 	unset multiplot
 }

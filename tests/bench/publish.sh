@@ -41,7 +41,7 @@ for f in "$out/results-wall.txt" "$out/results-icount.txt" "$out/bench.md" \
 	 "$out/prof.txt"; do
 	[ -s "$f" ] || { echo "bench-publish: $f missing: the run failed" >&2; exit 1; }
 done
-python3 tests/bench/report.py "$out" "$out/results-wall.txt" \
+BENCH_PAGE=1 python3 tests/bench/report.py "$out" "$out/results-wall.txt" \
 	"$out/results-icount.txt" > /dev/null
 
 meta() {	# meta FILE KEY: the first "M KEY" value of a results file
@@ -59,7 +59,7 @@ host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
 mkdir -p docs/bench
 rm -f docs/bench/*.png
 pngs=()
-for p in cost-vs-n.png cost-icount.png lateness.png; do
+for p in idle.png cost-vs-n.png cost-icount.png lateness.png; do
 	if [ -f "$out/$p" ]; then
 		cp "$out/$p" docs/bench/
 		pngs+=("$p")
@@ -75,6 +75,24 @@ trap 'rm -f "$tmp"' EXIT
 		echo "**Quick run (BENCH_QUICK=1, for development): small N and"
 		echo "few repetitions. Not a publishable result; the committed page"
 		echo "comes from a full \`make bench-publish\`.**"
+		echo
+	fi
+	if [ -s "$out/verdict.md" ]; then
+		echo "## Verdict: per-connection idle timeouts (issue 27)"
+		echo
+		echo "One thread, one epoll loop on the real clock, N timers pushed"
+		echo "back by activities (section \"Idle timeouts on the real clock\""
+		echo "below; \`tests/bench/user/idle.c\`):"
+		echo
+		cat "$out/verdict.md"
+		echo
+		if [ -f docs/bench/idle.png ]; then
+			echo "![idle](bench/idle.png)"
+			echo
+		fi
+		cat "$out/idle-targets.md"
+		echo
+		echo "## The run"
 		echo
 	fi
 	echo "twheel beside timerfd+epoll and a userspace heap on one timerfd,"
@@ -108,10 +126,13 @@ trap 'rm -f "$tmp"' EXIT
 	echo "judged there). Instructions mean nothing for lateness (idle time is"
 	echo "skipped under icount) nor for growth with N (memory latency"
 	echo "vanishes), so those are shown in wall time only. The icount boot"
-	echo "also measures the shared timer table (one repetition: its figures"
-	echo "repeat)."
+	echo "also measures the idle timeouts on the real clock (one repetition:"
+	echo "its figures repeat); the shared timer table's earlier figures on"
+	echo "the manual clock (phase t) are left out of this page: a manual"
+	echo "clock's TWHEEL_IOC_ADVANCE does not stand for a real tick."
 	echo
 	for p in "${pngs[@]}"; do
+		[ "$p" = idle.png ] && continue
 		echo "![${p%.png}](bench/$p)"
 		echo
 	done

@@ -15,7 +15,9 @@
 #           time is skipped under icount (lateness means nothing) and
 #           memory latency vanishes (growth with N is judged in wall time).
 #           And the shared timer table's activities (phase t, one rep:
-#           tests/bench/user/table.c).
+#           tests/bench/user/table.c), and the idle timeouts on the real
+#           clock (phase i: tests/bench/user/idle.c; N up to
+#           BENCH_IDLE_NMAX, a window of BENCH_IDLE_TICKS ticks per run).
 #
 #   tests/bench/run.sh [BENCH_BIN]
 #
@@ -27,6 +29,11 @@
 #   BENCH_QUICK  1: N and K up to 10^4, 2 reps, smaller phases (development)
 #   BENCH_CG     the wall boot's cgroup settings: "root memcg" (default)
 #   BENCH_EXTRA  extra twheel-bench options for both boots (e.g. "-p cl")
+#   BENCH_IDLE_NMAX   largest N of the idle-timeout phase (default 100000,
+#                quick 10000; at most BENCH_NMAX)
+#   BENCH_IDLE_TICKS  its timed window, 1 ms ticks (default 1000, quick 300)
+#   BENCH_IDLE_EXTRA  extra options of its twheel-bench (e.g. "-M store,table")
+#   BENCH_IDLE_ONLY   1: the icount boot runs the idle-timeout phase alone
 #   BENCH_BOOTS  the boots to run, overriding BENCH_CLOCK (development:
 #                "icount" with BENCH_EXTRA="-p t" runs the table phase only)
 # Output in build/bench/: results-wall.txt, results-icount.txt (the
@@ -61,12 +68,17 @@ if [ "$quick" = 1 ]; then
 	[ "$nmax" -gt 10000 ] && nmax=10000
 	wall_args="-r $reps -n $nmax -k 10000 -o 4096 -l 10000 -m 20000"
 	icount_args="-r 2 -n $nmax -k 10000 -o 4096"
+	idle_nmax=${BENCH_IDLE_NMAX:-10000}
+	idle_ticks=${BENCH_IDLE_TICKS:-300}
 else
 	kmax=100000
 	[ "$nmax" -lt "$kmax" ] && kmax=$nmax
 	wall_args="-r $reps -n $nmax -k $kmax -o 32768 -l 10000 -m 100000"
 	icount_args="-r 2 -n $nmax -k $kmax -o 8192"
+	idle_nmax=${BENCH_IDLE_NMAX:-100000}
+	idle_ticks=${BENCH_IDLE_TICKS:-1000}
 fi
+[ "$idle_nmax" -gt "$nmax" ] && idle_nmax=$nmax
 
 mkdir -p "$out"
 rm -f "$out"/results-*.txt "$out/results.txt"
@@ -99,9 +111,15 @@ twheel-bench -c $cg -p cm $wall_args ${BENCH_EXTRA:-} -f /tmp/results"
 		done
 		smp=2
 		qargs=
+	elif [ "${BENCH_IDLE_ONLY:-0}" = 1 ]; then
+		cmd="$setup
+twheel-bench -c root -p i -r 1 -n $idle_nmax -w $idle_ticks ${BENCH_IDLE_EXTRA:-} -f /tmp/results"
+		smp=1
+		qargs="-icount shift=0,sleep=off"
 	else
 		cmd="$setup
-twheel-bench -c root -p cset $icount_args ${BENCH_EXTRA:-} -f /tmp/results"
+twheel-bench -c root -p cset $icount_args ${BENCH_EXTRA:-} -f /tmp/results
+twheel-bench -c root -p i -r 1 -n $idle_nmax -w $idle_ticks ${BENCH_IDLE_EXTRA:-} -f /tmp/results"
 		smp=1
 		qargs="-icount shift=0,sleep=off"
 	fi

@@ -17,6 +17,7 @@
  *	R idle   CG WHAT NS BUSY_NS       (check of the busy-time clock)
  *	R table  CG IMPL K N REP NS_PER_ACTIVITY ACTIVITIES TICKS
  *	R tcancel CG IMPL N REP NS_PER_TIMER N  (shared table: table.c)
+ *	R itime, R iexp                     (idle timeouts: idle.c)
  *	M KEY VALUE...                      (facts about the run)
  *
  * CG is "root" (no memory cgroup) or "memcg" (inside a fresh cgroup v2
@@ -49,9 +50,12 @@ struct bench_opts {
 	long ops;		/* operations per kind per rep (cost phase) */
 	long late_n;		/* timers of the lateness phase */
 	long mem_live;		/* live timers of the memory phase */
+	long idle_ticks;	/* timed window of the idle-timeout phase */
+	const char *idle_modes;	/* its modes (comma-separated), NULL: all */
 	const char *phases;	/* letters: c(ost, one span) s(pread cost)
 				 * e(xpiry) l(ateness) m(emory)
-				 * t(able, shared timer table) */
+				 * t(able, shared timer table)
+				 * i(dle timeouts, real clock: idle.c) */
 	uint64_t seed;
 };
 
@@ -182,5 +186,6 @@ void phase_expiry(void);
 void phase_lateness(void);
 void phase_memory(void);
 void phase_table(void);
+void phase_idle(void);
 
 #endif /* TWHEEL_BENCH_H */

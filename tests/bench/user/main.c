@@ -5,7 +5,8 @@
  * Raises the fd limits (RLIMIT_NOFILE, fs.nr_open, fs.file-max, epoll's
  * max_user_watches) so timerfd can hold 10^6 timers, optionally moves
  * itself into a fresh memory cgroup (-c memcg), then runs the phases
- * (cost, expiry, lateness, memory, shared table) and appends machine-readable lines to
+ * (cost, expiry, lateness, memory, shared table, idle
+ * timeouts) and appends machine-readable lines to
  * the results file (format in bench.h). Run it as root in the guest, with
  * twheel.ko loaded.
  */
@@ -29,6 +30,7 @@ struct bench_opts opt = {
 	.ops = 8192,
 	.late_n = 10000,
 	.mem_live = 100000,
+	.idle_ticks = 1000,
 	.phases = "cselm",
 	.seed = 0x74776865656c2131ULL,
 };
@@ -243,9 +245,9 @@ static void facts(void)
 	result("M kernel %s", u.release);
 	result("M cpus %ld", sysconf(_SC_NPROCESSORS_ONLN));
 	result("M seed 0x%016" PRIx64, opt.seed);
-	result("M opts %s reps %d nmax %ld kmax %ld ops %ld late_n %ld mem_live %ld phases %s",
+	result("M opts %s reps %d nmax %ld kmax %ld ops %ld late_n %ld mem_live %ld idle_ticks %ld phases %s",
 	       opt.cg, opt.reps, opt.nmax, opt.kmax, opt.ops, opt.late_n,
-	       opt.mem_live, opt.phases);
+	       opt.mem_live, opt.idle_ticks, opt.phases);
 	fd = twheel_open(O_CLOEXEC);
 	if (fd < 0)
 		die("twheel_open");
@@ -266,10 +268,13 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: twheel-bench [-c root|memcg] [-r REPS] [-n NMAX] [-k KMAX]\n"
-		"       [-o OPS] [-l LATE_N] [-m MEM_LIVE] [-p PHASES] [-s SEED] -f RESULTS\n"
+		"       [-o OPS] [-l LATE_N] [-m MEM_LIVE] [-w IDLE_TICKS] [-p PHASES]\n"
+		"       [-M IDLE_MODES] [-s SEED] -f RESULTS\n"
 		"  PHASES: letters c (cost, deadlines in one span), s (cost, spread\n"
 		"  deadlines), e (expiry), l (lateness), m (memory), t (shared\n"
-		"  timer table: activities, under icount)\n");
+		"  timer table: activities, under icount), i (idle timeouts on\n"
+		"  the real clock, a window of IDLE_TICKS 1 ms ticks per run;\n"
+		"  IDLE_MODES: its modes, comma-separated, default all)\n");
 	exit(2);
 }
 
@@ -279,7 +284,7 @@ int main(int argc, char **argv)
 	int c;
 
 	t_start = mono_ns();
-	while ((c = getopt(argc, argv, "c:r:n:k:o:l:m:p:s:f:")) != -1) {
+	while ((c = getopt(argc, argv, "c:r:n:k:o:l:m:w:M:p:s:f:")) != -1) {
 		switch (c) {
 		case 'c':
 			opt.cg = optarg;
@@ -301,6 +306,12 @@ int main(int argc, char **argv)
 			break;
 		case 'm':
 			opt.mem_live = atol(optarg);
+			break;
+		case 'w':
+			opt.idle_ticks = atol(optarg);
+			break;
+		case 'M':
+			opt.idle_modes = optarg;
 			break;
 		case 'p':
 			opt.phases = optarg;
@@ -340,6 +351,8 @@ int main(int argc, char **argv)
 		phase_cost(1);
 	if (strchr(opt.phases, 't'))
 		phase_table();
+	if (strchr(opt.phases, 'i'))
+		phase_idle();
 	note("done");
 	fclose(results);
 	return 0;
