@@ -2,7 +2,7 @@
 """Build the tree tests/vm/run.sh copies into the guest (VM_OVERLAY) so
 that the Python binding's tests run there.
 
-    /usr/bin/python3 tests/python/overlay.py OUTDIR
+    /usr/bin/python3 tests/python/overlay.py OUTDIR [SCRIPT...]
 
 Run it with the interpreter to copy (Debian's /usr/bin/python3, not a
 pyenv or venv one): the guest gets this very interpreter at its own path,
@@ -12,9 +12,15 @@ by importing them here, plus the modules they import only on demand).
 Every .py is byte-compiled with unchecked-hash pycs, valid whatever the
 guest's file times. The project's files go to /opt/twheel/, laid out as
 in the repository. OUTDIR is replaced.
+
+Each SCRIPT (a user's own program, `make vm-python SCRIPT=...`) goes to
+/opt/twheel/run/ under its own name, with the standard library modules
+it imports (found by modulefinder, which reads its imports without
+running it; a module it imports only by a computed name is not found).
 """
 
 import importlib.util
+import modulefinder
 import os
 import py_compile
 import re
@@ -79,8 +85,26 @@ def compile_py(path, name):
                        invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
 
 
-def stdlib_modules():
-    """Files of the standard library loaded by the tests and the example."""
+def script_modules(scripts):
+    """Files of the modules @scripts import, as modulefinder finds them."""
+    files = set()
+    for script in scripts:
+        finder = modulefinder.ModuleFinder(
+            path=[os.path.join(TOP, "userspace/python")] + sys.path,
+            excludes=sorted(LEFT_OUT))
+        try:
+            finder.run_script(script)
+        except (OSError, SyntaxError) as e:
+            fail(f"{script}: {e}")
+        for mod in finder.modules.values():
+            if mod.__file__:
+                files.add(os.path.abspath(mod.__file__))
+    return files
+
+
+def stdlib_modules(scripts):
+    """Files of the standard library loaded by the tests and the example,
+    and imported by @scripts."""
     sys.path[:0] = [os.path.join(TOP, "tests/python"),
                     os.path.join(TOP, "userspace/python")]
     for name in ("twheel", "tap", "test_device"):
@@ -91,7 +115,8 @@ def stdlib_modules():
     for name in ON_DEMAND:
         __import__(name)
     stdlib = sysconfig.get_paths()["stdlib"]
-    files = set()
+    files = {f for f in script_modules(scripts)
+             if f.startswith(stdlib + os.sep)}
     for name, mod in list(sys.modules.items()):
         f = getattr(mod, "__file__", None)
         if name in LEFT_OUT:
@@ -102,14 +127,18 @@ def stdlib_modules():
 
 
 def main():
-    if len(sys.argv) != 2:
-        fail("usage: overlay.py OUTDIR")
+    if len(sys.argv) < 2:
+        fail("usage: overlay.py OUTDIR [SCRIPT...]")
     out = os.path.abspath(sys.argv[1])
+    scripts = [os.path.abspath(s) for s in sys.argv[2:]]
+    for script in scripts:
+        if not os.path.isfile(script):
+            fail(f"{script}: no such file")
     exe = os.path.realpath(sys.executable)
     if not exe.startswith("/usr/bin/"):
         fail(f"{exe} is not a system interpreter: run this with Debian's "
              "/usr/bin/python3 (package python3)")
-    stdlib, files = stdlib_modules()
+    stdlib, files = stdlib_modules(scripts)
     if os.path.isdir(out):
         shutil.rmtree(out)
     os.makedirs(out)
@@ -137,6 +166,10 @@ def main():
     for rel in PROJECT_FILES:
         dst = copy(os.path.join(TOP, rel), out, "/opt/twheel/" + rel)
         compile_py(dst, "/opt/twheel/" + rel)
+    # The user's scripts, by name.
+    for script in scripts:
+        dst = copy(script, out, "/opt/twheel/run/" + os.path.basename(script))
+        os.chmod(dst, 0o755)
     print(f"overlay: {exe}, {len(files)} standard library files, "
           f"{len(libs)} shared libraries in {out}")
 

@@ -9,7 +9,8 @@
 # decoding on ordinary fds, the asyncio reader on a pipe; and
 # tests/python/pip.sh: pip install into a fresh venv). Otherwise the
 # host tests, then tests/python/test_device.py and the example's selftest
-# in a VM on that kernel, with Debian's python3 copied into the guest
+# in a VM on that kernel, with Debian's python3 copied into the guest, then
+# tests/python/own_script.py as a user runs a script (make vm-python)
 # (tests/python/overlay.py builds the tree; tests/vm/run.sh's VM_OVERLAY
 # copies it in).
 # Prints "ok NAME" / "not ok NAME" lines, then "RESULT <passed> <failed>
@@ -85,6 +86,19 @@ report python/$kernel/rmmod \$?
 		vmrc=$?
 		cat "$res.vm" >> "$res" 2>/dev/null
 		rm -f "$res.vm"
+	fi
+fi
+
+# A user's own script in the VM, as README.md and
+# userspace/python/README.md say: make vm-python SCRIPT=... (its own boot).
+if [ "$kernel" != host ]; then
+	if make --no-print-directory vm-python KERNEL="$kernel" \
+		SCRIPT=tests/python/own_script.py > "$logs/python-vm-python.log" 2>&1 &&
+	   grep -q '^{"own_script": "ran", "cookie": 4242}' "$logs/python-vm-python.log"; then
+		echo "ok python/$kernel/make_vm_python" >> "$res"
+	else
+		tail -n 20 "$logs/python-vm-python.log" | sed 's/^/# /' >> "$res"
+		echo "not ok python/$kernel/make_vm_python (log: $logs/python-vm-python.log)" >> "$res"
 	fi
 fi
 
