@@ -74,6 +74,7 @@ if (plots eq 'lateness') {
 
 if (plots eq 'idle') {
 	imodes = 'table modify b64 timerfd uring heap-lazy heap-eager wheel-lazy wheel-eager'
+	set linetype 9 lc rgb '#8b4513' lw 1.5 pt 9
 	set terminal pngcairo noenhanced size 1500, 900 font ',9'
 	set output png
 	set multiplot layout 2, 3 title 'idle timeouts on the real clock: CPU per activity, net of the store-only loop (clamped at 10), against N (lower is better)'

@@ -14,8 +14,10 @@
 #           reps suffice. Cost (both deadline modes) and expiry only: idle
 #           time is skipped under icount (lateness means nothing) and
 #           memory latency vanishes (growth with N is judged in wall time).
-#           And the shared timer table's activities (phase t, one rep:
-#           tests/bench/user/table.c), and the idle timeouts on the real
+#           The shared timer table on the manual clock (phase t,
+#           tests/bench/user/table.c) only when asked (BENCH_EXTRA="-p t":
+#           a manual clock's ADVANCE does not stand for a real tick); by
+#           default the idle timeouts on the real
 #           clock (phase i: tests/bench/user/idle.c; N up to
 #           BENCH_IDLE_NMAX, a window of BENCH_IDLE_TICKS ticks per run).
 #
@@ -118,7 +120,7 @@ twheel-bench -c root -p i -r 1 -n $idle_nmax -w $idle_ticks ${BENCH_IDLE_EXTRA:-
 		qargs="-icount shift=0,sleep=off"
 	else
 		cmd="$setup
-twheel-bench -c root -p cset $icount_args ${BENCH_EXTRA:-} -f /tmp/results
+twheel-bench -c root -p cse $icount_args ${BENCH_EXTRA:-} -f /tmp/results
 twheel-bench -c root -p i -r 1 -n $idle_nmax -w $idle_ticks ${BENCH_IDLE_EXTRA:-} -f /tmp/results"
 		smp=1
 		qargs="-icount shift=0,sleep=off"

@@ -322,8 +322,8 @@ static void table_cancel(struct tctx *c)
 	t1 = mono_ns();
 	if (twheel_info(c->fd, &info))
 		die("TWHEEL_IOC_INFO");
-	if (info.timers || info.queued || info.cancelled)
-		die("table N=%ld: after cancel by store and a period: %llu timers, %llu queued, %llu cancelled",
+	if (info.timers || info.queued || info.cancelled != (uint64_t)c->n)
+		die("table N=%ld: after cancel by store and a period: %llu timers, %llu queued, %llu cancelled (expected N)",
 		    c->n, (unsigned long long)info.timers,
 		    (unsigned long long)info.queued,
 		    (unsigned long long)info.cancelled);
