@@ -5,7 +5,9 @@
 # Loads the module, shows what an fd is, a short twheelctl session, then
 # the payment-deadline demo (userspace/demo/orders.c) live and on the
 # manual clock, checkout sessions whose idle timeouts move by stores into
-# the shared timer table, and unloads the module. Any failure ends it (set -e).
+# the shared timer table, the same idle timeouts on a real clock beside
+# one timerfd per session and a heap (userspace/demo/sessions.c), and
+# unloads the module. Any failure ends it (set -e).
 # userspace/demo/run.sh (make demo) shows the console from the
 # "twheel-demo: begin" line on.
 set -e
@@ -69,6 +71,9 @@ twheel-orders manual --orders 10000 --paid 70
 
 step "twheel-orders sessions: idle timeouts pushed back by a store into the shared timer table (TWHEEL_CONFIG_TABLE), no system call per activity"
 twheel-orders sessions --orders 10000
+
+step "twheel-sessions: idle timeouts on a real clock, three ways side by side: the table, one timerfd per session, a heap on one timerfd"
+twheel-sessions --sessions 2000 --timeout 500 --seconds 3
 
 step "rmmod twheel"
 rmmod twheel

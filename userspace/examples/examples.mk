@@ -23,7 +23,7 @@ UV_STATIC	?= $(firstword $(wildcard /usr/lib/$(shell $(CC) -dumpmachine)/libuv_a
 		   /usr/lib/libuv_a.a /usr/local/lib/libuv_a.a /usr/lib64/libuv_a.a))
 UV_INCLUDE	:= $(wildcard /usr/include/uv.h /usr/local/include/uv.h)
 
-EX_PLAIN	:= twheel-echo-server twheel-orders twheel-delayq
+EX_PLAIN	:= twheel-echo-server twheel-orders twheel-sessions twheel-delayq
 EX_UV		:= $(if $(and $(UV_STATIC),$(UV_INCLUDE)),twheel-uv-timers)
 ifeq ($(EX_UV),)
 $(warning libuv not found (Debian: apt-get install libuv1-dev): twheel-uv-timers is not built)
@@ -85,6 +85,10 @@ $(EX_OUT)/twheel-orders: userspace/demo/orders.c $(EX_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(EX_CFLAGS) -o $@ $< userspace/lib/libtwheel.c
 
+$(EX_OUT)/twheel-sessions: userspace/demo/sessions.c $(EX_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(EX_CFLAGS) -o $@ $< userspace/lib/libtwheel.c
+
 $(EX_OUT)/twheel-delayq: userspace/examples/delayq.c $(EX_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(EX_CFLAGS) -o $@ $< userspace/lib/libtwheel.c
@@ -110,6 +114,10 @@ $(VM_BIN)/twheel-uring-timers: userspace/examples/uring-timers.c $(EX_DEPS)
 		$(URING_STATIC)
 
 $(VM_BIN)/twheel-orders: userspace/demo/orders.c $(EX_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(EX_CFLAGS) -static -o $@ $< userspace/lib/libtwheel.c
+
+$(VM_BIN)/twheel-sessions: userspace/demo/sessions.c $(EX_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(EX_CFLAGS) -static -o $@ $< userspace/lib/libtwheel.c
 
