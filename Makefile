@@ -52,7 +52,7 @@ VM_BIN := $(BUILD)/vm-bin
 INTEG_SRC := $(wildcard tests/integration/*.c)
 INTEG_BIN := $(patsubst tests/integration/%.c,$(VM_BIN)/twt-%,$(INTEG_SRC))
 INTEG_DEPS := $(wildcard tests/integration/*.h) uapi/linux/twheel.h
-LIB_SRC := userspace/lib/libtwheel.c
+LIB_SRC := userspace/lib/libtwheel.c userspace/lib/libtwheel_idle.c
 LIB_DEPS := $(LIB_SRC) userspace/lib/libtwheel.h uapi/linux/twheel.h
 TOOLS := twheelctl
 

@@ -14,7 +14,7 @@
 #   make userspace-install  install all of it: PREFIX=/usr/local DESTDIR=
 #
 # The test VM's static twheelctl (build/vm-bin/twheelctl) is built here
-# too, from userspace/tools/twheelctl*.c and userspace/lib/libtwheel.c
+# too, from userspace/tools/twheelctl*.c and libtwheel's sources
 # alone.
 
 PREFIX		?= /usr/local
@@ -24,7 +24,8 @@ BINDIR		?= $(PREFIX)/bin
 MANDIR		?= $(PREFIX)/share/man
 PKGCONFIGDIR	?= $(LIBDIR)/pkgconfig
 
-LIBTW_SRC	:= userspace/lib/libtwheel.c
+LIBTW_SRC	:= userspace/lib/libtwheel.c userspace/lib/libtwheel_idle.c
+LIBTW_OBJS	:= libtwheel.o libtwheel_idle.o
 LIBTW_HDRS	:= userspace/lib/libtwheel.h uapi/linux/twheel.h
 LIBTW_OUT	:= $(BUILD)/lib
 LIBTW_SONAME	:= libtwheel.so.0
@@ -44,25 +45,25 @@ libtwheel: $(LIBTW_OUT)/libtwheel.a $(LIBTW_OUT)/$(LIBTW_SONAME) \
 
 userspace-tools: $(BUILD)/bin/twheelctl
 
-$(LIBTW_OUT)/static/libtwheel.o: $(LIBTW_SRC) $(LIBTW_HDRS)
+$(LIBTW_OUT)/static/%.o: userspace/lib/%.c $(LIBTW_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(LIBTW_CFLAGS) -c -o $@ $<
 
-$(LIBTW_OUT)/pic/libtwheel.o: $(LIBTW_SRC) $(LIBTW_HDRS)
+$(LIBTW_OUT)/pic/%.o: userspace/lib/%.c $(LIBTW_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(LIBTW_CFLAGS) -fPIC -c -o $@ $<
 
-# A pattern rule, so that it gives way to an explicit rule for the same
-# archive in the top-level Makefile while there is one.
-$(LIBTW_OUT)/%.a: $(LIBTW_OUT)/static/%.o
+$(LIBTW_OUT)/libtwheel.a: $(addprefix $(LIBTW_OUT)/static/,$(LIBTW_OBJS))
 	@mkdir -p $(@D)
 	rm -f $@
-	$(AR) rcs $@ $<
+	$(AR) rcs $@ $^
 
 # Exports exactly libtwheel.h's functions, versioned (the map file).
-$(LIBTW_OUT)/$(LIBTW_SONAME): $(LIBTW_OUT)/pic/libtwheel.o $(LIBTW_MAP)
+$(LIBTW_OUT)/$(LIBTW_SONAME): $(addprefix $(LIBTW_OUT)/pic/,$(LIBTW_OBJS)) \
+	$(LIBTW_MAP)
 	$(CC) -shared -Wl,-soname,$(LIBTW_SONAME) -Wl,-z,defs \
-		-Wl,--version-script=$(LIBTW_MAP) -o $@ $<
+		-Wl,--version-script=$(LIBTW_MAP) -o $@ \
+		$(addprefix $(LIBTW_OUT)/pic/,$(LIBTW_OBJS))
 
 $(LIBTW_OUT)/libtwheel.so: $(LIBTW_OUT)/$(LIBTW_SONAME)
 	ln -sf $(LIBTW_SONAME) $@

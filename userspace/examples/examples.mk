@@ -10,13 +10,13 @@
 #                       runs them, tests/integration/delayq.c runs
 #                       twheel-delayq; make demo runs twheel-orders)
 #
-# Each program is compiled together with userspace/lib/libtwheel.c.
+# Each program is compiled together with libtwheel's sources ($(LIB_SRC)).
 # twheel-uv-timers needs libuv (Debian: libuv1-dev); it is left out, with
 # a warning, where libuv's static library is not found.
 
 EX_CFLAGS	:= -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iuapi -Iuserspace/lib \
 		   -pthread
-EX_DEPS		:= userspace/lib/libtwheel.c userspace/lib/libtwheel.h \
+EX_DEPS		:= $(LIB_SRC) userspace/lib/libtwheel.h \
 		   uapi/linux/twheel.h userspace/examples/examples.mk
 EX_OUT		:= $(BUILD)/examples
 UV_STATIC	?= $(firstword $(wildcard /usr/lib/$(shell $(CC) -dumpmachine)/libuv_a.a \
@@ -57,12 +57,12 @@ $(README_EX_DIR)/stamp: README.md userspace/examples/readme-examples.sh
 
 $(EX_OUT)/readme-%: $(README_EX_DIR)/stamp $(EX_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(EX_CFLAGS) -o $@ $(README_EX_DIR)/readme-$*.c userspace/lib/libtwheel.c
+	$(CC) $(EX_CFLAGS) -o $@ $(README_EX_DIR)/readme-$*.c $(LIB_SRC)
 
 $(VM_BIN)/twheel-readme-%: $(README_EX_DIR)/stamp $(EX_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(EX_CFLAGS) -static -o $@ $(README_EX_DIR)/readme-$*.c \
-		userspace/lib/libtwheel.c
+		$(LIB_SRC)
 
 # The test knows how many programs the page has.
 $(VM_BIN)/twt-examples: README.md
@@ -71,38 +71,38 @@ $(VM_BIN)/twt-examples: USER_CFLAGS += -DREADME_EXAMPLES=$(README_EX_N)
 # Native: dynamically linked (libuv's shared library).
 $(EX_OUT)/twheel-echo-server: userspace/examples/echo-server.c $(EX_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(EX_CFLAGS) -o $@ $< userspace/lib/libtwheel.c
+	$(CC) $(EX_CFLAGS) -o $@ $< $(LIB_SRC)
 
 $(EX_OUT)/twheel-uv-timers: userspace/examples/uv-timers.c $(EX_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(EX_CFLAGS) -o $@ $< userspace/lib/libtwheel.c -luv
+	$(CC) $(EX_CFLAGS) -o $@ $< $(LIB_SRC) -luv
 
 $(EX_OUT)/twheel-uring-timers: userspace/examples/uring-timers.c $(EX_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(EX_CFLAGS) -o $@ $< userspace/lib/libtwheel.c -luring
+	$(CC) $(EX_CFLAGS) -o $@ $< $(LIB_SRC) -luring
 
 $(EX_OUT)/twheel-orders: userspace/demo/orders.c $(EX_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(EX_CFLAGS) -o $@ $< userspace/lib/libtwheel.c
+	$(CC) $(EX_CFLAGS) -o $@ $< $(LIB_SRC)
 
 $(EX_OUT)/twheel-sessions: userspace/demo/sessions.c $(EX_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(EX_CFLAGS) -o $@ $< userspace/lib/libtwheel.c
+	$(CC) $(EX_CFLAGS) -o $@ $< $(LIB_SRC)
 
 $(EX_OUT)/twheel-delayq: userspace/examples/delayq.c $(EX_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(EX_CFLAGS) -o $@ $< userspace/lib/libtwheel.c
+	$(CC) $(EX_CFLAGS) -o $@ $< $(LIB_SRC)
 
 # For the VM: static (its initramfs has no libc). glibc warns, at link
 # time, about the name-service functions libuv contains; none is called.
 $(VM_BIN)/twheel-echo-server: userspace/examples/echo-server.c $(EX_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(EX_CFLAGS) -static -o $@ $< userspace/lib/libtwheel.c
+	$(CC) $(EX_CFLAGS) -static -o $@ $< $(LIB_SRC)
 
 $(VM_BIN)/twheel-uv-timers: userspace/examples/uv-timers.c $(EX_DEPS)
 	@mkdir -p $(@D)
 	@rm -f $@
-	$(CC) $(EX_CFLAGS) -static -o $@ $< userspace/lib/libtwheel.c \
+	$(CC) $(EX_CFLAGS) -static -o $@ $< $(LIB_SRC) \
 		$(UV_STATIC) -lpthread -ldl 2>&1 | \
 		{ grep -v -e 'in statically linked applications requires' \
 			-e 'in function .uv__' || true; }
@@ -110,17 +110,17 @@ $(VM_BIN)/twheel-uv-timers: userspace/examples/uv-timers.c $(EX_DEPS)
 
 $(VM_BIN)/twheel-uring-timers: userspace/examples/uring-timers.c $(EX_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(EX_CFLAGS) -static -o $@ $< userspace/lib/libtwheel.c \
+	$(CC) $(EX_CFLAGS) -static -o $@ $< $(LIB_SRC) \
 		$(URING_STATIC)
 
 $(VM_BIN)/twheel-orders: userspace/demo/orders.c $(EX_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(EX_CFLAGS) -static -o $@ $< userspace/lib/libtwheel.c
+	$(CC) $(EX_CFLAGS) -static -o $@ $< $(LIB_SRC)
 
 $(VM_BIN)/twheel-sessions: userspace/demo/sessions.c $(EX_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(EX_CFLAGS) -static -o $@ $< userspace/lib/libtwheel.c
+	$(CC) $(EX_CFLAGS) -static -o $@ $< $(LIB_SRC)
 
 $(VM_BIN)/twheel-delayq: userspace/examples/delayq.c $(EX_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(EX_CFLAGS) -static -o $@ $< userspace/lib/libtwheel.c
+	$(CC) $(EX_CFLAGS) -static -o $@ $< $(LIB_SRC)
