@@ -715,11 +715,15 @@ class Report:
             "where the lazy heap re-keys in user space between waits",
             "wheel-lazy": "as for the lazy heap: the user wheel re-links "
             "in user space, with no kernel entry of its own",
-            "uring": "io_uring's updates are one io_uring_enter per loop "
-            "turn and cost little per activity when the timeout to update "
-            "is near the head of its list (this pattern's order)",
-            "timerfd": "MODIFY is an ioctl per activity, as settime is a "
-            "system call per activity",
+            "uring": "io_uring moves the timeout's own hrtimer on each "
+            "update (one io_uring_enter per loop turn) and finds it near "
+            "the head of its list in this pattern's order, while the "
+            "table's timers come due at their old deadlines and wake the "
+            "loop there",
+            "timerfd": "an ioctl per activity like settime, plus wake-ups "
+            "where timerfd has none (no record comes: nothing closed), "
+            "so the fd's hrtimer still fires at a pushed timer's old "
+            "deadline",
         }
 
         def worst_of(a, b, cases):
