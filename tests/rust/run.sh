@@ -9,12 +9,13 @@
 #                                          header, doc tests, the example built
 #   tests/rust/run.sh stock|debug|rt [SUBSTRING]
 #                                          the device tests (userspace/rust/
-#                                          tests/device.rs) and the example,
+#                                          tests/device.rs) and the examples,
 #                                          built static, in a VM on that kernel;
 #                                          SUBSTRING picks device cases by name
 #
 # The tokio binding (userspace/rust/tokio/, crate twheel-tokio) is built
-# and tested too when Debian's tokio sources are installed
+# and tested too, with its example (tokio/examples/idle_server.rs, run
+# with --selftest in the VM), when Debian's tokio sources are installed
 # (librust-tokio-dev: /usr/share/cargo/registry, a directory source its
 # .cargo/config.toml names, read by cargo run in that directory); without
 # them its cases are reported skipped.
@@ -138,12 +139,14 @@ build_static() {
 tokio_build() {
 	# shellcheck disable=SC2086	# tokio_flags: several arguments
 	(cd "$tokio_crate" && RUSTFLAGS="-C target-feature=+crt-static" \
-		"$CARGO" test --no-run --test device --message-format=json \
-		$tokio_flags --target $target)
+		"$CARGO" "$@" $tokio_flags --target $target)
 }
 if ! build_static test --no-run --test device --message-format=json > "$blog.json" 2> "$blog" ||
    ! build_static build --example idle_timeouts >> "$blog" 2>&1 ||
-   { [ $have_tokio = 1 ] && ! tokio_build > "$blog.tokio.json" 2>> "$blog"; }; then
+   { [ $have_tokio = 1 ] &&
+     { ! tokio_build test --no-run --test device --message-format=json \
+		> "$blog.tokio.json" 2>> "$blog" ||
+       ! tokio_build build --example idle_server >> "$blog" 2>&1; }; }; then
 	echo "not ok rust/$kernel/build (log: $blog)"
 	tail -n 40 "$blog" | sed 's/^/# /'
 	echo "RESULT 0 1 0"
@@ -154,11 +157,13 @@ dev=$(grep '"executable":"' "$blog.json" | grep '"name":"device"' |
 	sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1)
 ex=$out/$target/debug/examples/idle_timeouts
 tok=
+tokex=
 if [ $have_tokio = 1 ]; then
 	tok=$(grep '"executable":"' "$blog.tokio.json" | grep '"name":"device"' |
 		sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1)
+	tokex=$out/tokio/$target/debug/examples/idle_server
 fi
-for f in "$dev" "$ex" $tok; do
+for f in "$dev" "$ex" $tok $tokex; do
 	# A dynamic executable names its interpreter (ld.so); a static(-pie)
 	# one does not.
 	if [ ! -x "$f" ] || readelf -lW "$f" | grep -q 'program interpreter'; then
@@ -172,9 +177,10 @@ cp "$ex" "$vmdir/twheel-rust-idle-timeouts"
 vm_files="$vmdir/twheel-rust-device $vmdir/twheel-rust-idle-timeouts"
 if [ -n "$tok" ]; then
 	cp "$tok" "$vmdir/twheel-rust-tokio-device"
-	vm_files="$vm_files $vmdir/twheel-rust-tokio-device"
+	cp "$tokex" "$vmdir/twheel-rust-tokio-idle-server"
+	vm_files="$vm_files $vmdir/twheel-rust-tokio-device $vmdir/twheel-rust-tokio-idle-server"
 else
-	rm -f "$vmdir/twheel-rust-tokio-device"
+	rm -f "$vmdir/twheel-rust-tokio-device" "$vmdir/twheel-rust-tokio-idle-server"
 fi
 
 res=$logs/rust-$kernel.results
@@ -182,7 +188,8 @@ console=$logs/rust-$kernel-console.log
 rm -f "$res"
 # The guest's script: load the module, the device cases (each "ok"/"not
 # ok" line goes to /tmp/results, which the VM hands back), the example on
-# the manual and the real clock, unload.
+# the manual and the real clock, the tokio example's selftest (a TCP echo
+# server on 127.0.0.1: loopback brought up first), unload.
 cmd=$(cat <<EOF
 res=/tmp/results
 report() {
@@ -215,6 +222,13 @@ if [ -z "$filter" ]; then
 		sed 's/^/# /' /tmp/out | tee -a \$res
 		report rust/example_idle_timeouts_\$mode \$rc
 	done
+	if command -v twheel-rust-tokio-idle-server >/dev/null; then
+		ip link set lo up
+		twheel-rust-tokio-idle-server --selftest > /tmp/out 2>&1
+		rc=\$?
+		sed 's/^/# /' /tmp/out | tee -a \$res
+		report rust/tokio/example_idle_server \$rc
+	fi
 fi
 rmmod twheel
 report rust/rmmod \$?
