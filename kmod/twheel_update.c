@@ -45,14 +45,21 @@ static s64 twheel_timer_due_ns(struct twheel_timers *tm,
 	       twheel_tick_ns(t->entry.expires, tm->clocks.tick_ns);
 }
 
-/*
- * The deadline a one-shot timer's table entry @v (meant for it) asks for,
- * read at @now_ns (kernel time on its clock): the tick whose low 32 bits
- * @v holds, within 2^31 ticks of the present tick (in the opener's time),
- * as kernel time; saturating.
+/**
+ * twheel_timer_entry_deadline() - the deadline a table entry asks for
+ * @tm: the timers
+ * @clock: the timer's enum twheel_clk
+ * @v: a one-shot timer's table entry, meant for it
+ * @now_ns: when it is read (kernel time on @clock)
+ *
+ * Pure arithmetic on constants of the set: also for the hrtimer callback
+ * (twheel_irq.c), so that both re-place a timer alike.
+ *
+ * Return: the tick whose low 32 bits @v holds, within 2^31 ticks of the
+ * present tick (in the opener's time), as kernel time; saturating.
  */
-static s64 twheel_timer_entry_deadline(struct twheel_timers *tm, u32 clock,
-				       u64 v, s64 now_ns)
+s64 twheel_timer_entry_deadline(struct twheel_timers *tm, u32 clock, u64 v,
+				s64 now_ns)
 {
 	u64 tick_ns = tm->clocks.tick_ns;
 	s64 ref, d, ns;
@@ -239,8 +246,7 @@ static void twheel_timer_set_end(struct twheel_timers *tm,
 						  twheel_timer_clock(t));
 
 	twheel_timer_unlink(tm, t);
-	if (twheel_wheel_empty(&base->wheel))
-		twheel_base_arm(base);
+	twheel_base_arm_idle(base);
 	t->word |= TWHEEL_TIMER_QUEUED | TWHEEL_TIMER_SET;
 	t->rec.time_ns = twheel_clock_now(&tm->clocks, twheel_timer_clock(t));
 	list_add_tail(&t->rec.link, &tm->ready);
