@@ -76,7 +76,7 @@ struct twheel_set_watch;
  */
 struct twheel_base {
 	struct twheel_wheel wheel;
-	spinlock_t lock;
+	spinlock_t lock;	/* @wheel, @armed: against the hrtimer callback */
 	struct list_head rebase;
 	struct twheel_clocks *clocks;
 	u64 armed;
@@ -302,15 +302,16 @@ void twheel_base_add(struct twheel_base *base, struct twheel_entry *e,
 		     u64 tick, bool arm);
 
 /*
- * Does @base run on a clock that never goes back, on an hrtimer: CLOCK_MONOTONIC
- * or CLOCK_BOOTTIME, not manual? Only those bases' callbacks do work in the
- * interrupt (twheel_irq.c).
+ * Does @base run on a clock that never goes back, on an hrtimer:
+ * CLOCK_MONOTONIC or CLOCK_BOOTTIME, not manual? Only those bases'
+ * callbacks do work in the interrupt (twheel_irq.c).
  */
 static inline bool twheel_base_steady(const struct twheel_base *base)
 {
 	return !base->clocks->manual && (base->clock == TWHEEL_CLK_MONOTONIC ||
 					 base->clock == TWHEEL_CLK_BOOTTIME);
 }
+
 void __twheel_base_arm(struct twheel_base *base);
 void twheel_base_arm_idle(struct twheel_base *base);
 void twheel_base_arm(struct twheel_base *base);
