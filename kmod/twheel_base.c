@@ -706,6 +706,22 @@ bool twheel_base_finish_rebase(struct twheel_base *base, u64 *budget)
 	return true;
 }
 
+/*
+ * Under @base's lock, before an update's advance: when the hrtimer
+ * callback moved the wheel's clock past the present the update read
+ * (a CLOCK_MONOTONIC or CLOCK_BOOTTIME wheel, twheel_irq.c), read the
+ * clock again, so that what the advance hands back (due by the wheel's
+ * clock) is stamped with a present at or after its deadline: never early.
+ */
+static void twheel_base_catch_up(struct twheel_base *base,
+				 struct twheel_base_step *adv, u64 *now)
+{
+	if (*now >= base->wheel.clk || !twheel_base_steady(base))
+		return;
+	adv->now_ns = twheel_clock_now(base->clocks, base->clock);
+	*now = twheel_now_tick(adv->now_ns, base->clocks->tick_ns);
+}
+
 /**
  * twheel_base_update() - bring a base's wheel up to a present
  * @base: the base
@@ -717,8 +733,9 @@ bool twheel_base_finish_rebase(struct twheel_base *base, u64 *budget)
  * A clock set back behind the wheel's clock (CLOCK_REALTIME and CLOCK_TAI
  * can be) first has its entries taken out and added again against the
  * new, earlier present, so that no new deadline counts as due early;
- * that too goes in chunks. The caller turns @expired into records, then
- * calls twheel_base_updated().
+ * that too goes in chunks. The caller turns @expired into records, at
+ * adv->now_ns (later than @now_ns when the hrtimer callback had moved the
+ * wheel past it), then calls twheel_base_updated().
  *
  * Return: true when the wheel is up to date; false when the budget ran
  * out first.
@@ -740,7 +757,7 @@ bool twheel_base_update(struct twheel_base *base, s64 now_ns, u64 *budget,
 	/*
 	 * Only a wall clock goes back. On the others, whose wheel the
 	 * callback may have advanced past a present read before it ran,
-	 * such a present has nothing to do.
+	 * such a present is no set back: see twheel_base_catch_up().
 	 */
 	if (list_empty(&base->rebase) && now < base->wheel.clk &&
 	    !twheel_base_steady(base))
@@ -751,6 +768,7 @@ bool twheel_base_update(struct twheel_base *base, s64 now_ns, u64 *budget,
 
 	for (;;) {
 		twheel_base_lock(base, flags);
+		twheel_base_catch_up(base, adv, &now);
 		adv->n += twheel_wheel_advance_some(&base->wheel, now, expired,
 						    budget);
 		behind = twheel_wheel_behind(&base->wheel, now);

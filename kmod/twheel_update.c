@@ -123,25 +123,29 @@ static u64 twheel_timers_entries(struct twheel_timers *tm,
 }
 
 /*
- * Bring @base's wheel up to @now_ns (kernel time on its clock), moving at
+ * Bring @base's wheel up to *@now_ns (kernel time on its clock), moving at
  * most *@budget entries, and queue the records of the timers it hands
- * back. @wake: records queued here were not announced by an hrtimer
- * callback.
+ * back; *@now_ns is set to the present they were queued at (a later one
+ * when the hrtimer callback had moved the wheel past it). @wake: records
+ * queued here were not announced by an hrtimer callback.
  *
  * Return: true when the wheel is up to date (and its hrtimer armed for
  * its next event); false when the budget ran out first.
  */
 static bool twheel_timers_update_base(struct twheel_timers *tm,
-				      struct twheel_base *base, s64 now_ns,
+				      struct twheel_base *base, s64 *now_p,
 				      u64 *budget, bool wake)
 {
 	struct twheel_base_step adv;
 	struct twheel_timer *t;
 	LIST_HEAD(expired);
+	s64 now_ns;
 	bool done;
 	u64 n;
 
-	done = twheel_base_update(base, now_ns, budget, &expired, &adv);
+	done = twheel_base_update(base, *now_p, budget, &expired, &adv);
+	now_ns = adv.now_ns;
+	*now_p = now_ns;
 	n = adv.n;
 	if (n && twheel_table_on(&tm->table))
 		n -= twheel_timers_entries(tm, &expired, now_ns);
@@ -341,7 +345,7 @@ bool twheel_timers_update(struct twheel_timers *tm, u64 *budget)
 		base = tm->clocks.bases[i];
 		if (!base)
 			continue;
-		if (twheel_timers_update_base(tm, base, now[i], budget, false))
+		if (twheel_timers_update_base(tm, base, &now[i], budget, false))
 			twheel_base_trim(base);	/* levels cascaded empty */
 		else
 			done = false;
@@ -383,7 +387,7 @@ int __twheel_timers_present(struct twheel_timers *tm, u32 clock, s64 *now_ns)
 		twheel_clocks_kick(&tm->clocks);
 		return -EAGAIN;
 	}
-	if (!twheel_timers_update_base(tm, base, *now_ns, &budget, true)) {
+	if (!twheel_timers_update_base(tm, base, now_ns, &budget, true)) {
 		twheel_clocks_kick(&tm->clocks);
 		return -EAGAIN;
 	}
@@ -407,7 +411,7 @@ void twheel_timers_update_at(struct twheel_timers *tm, u32 clk, s64 now_ns)
 {
 	u64 budget = U64_MAX;
 
-	twheel_timers_update_base(tm, tm->clocks.bases[clk], now_ns, &budget,
+	twheel_timers_update_base(tm, tm->clocks.bases[clk], &now_ns, &budget,
 				  true);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_timers_update_at);
