@@ -166,7 +166,7 @@ static void pushed_no_wakeups(void)
 	 * into wheel levels the adds did not need, which the woken task
 	 * allocates (the callback never allocates).
 	 */
-	for (r = -1; twt_mono() < base + TWT_S + 150 * TWT_MS; r--) {
+	while (twt_mono() < base + TWT_S + 150 * TWT_MS) {
 		now = twt_mono();
 		tick = now / TWT_MS;
 		for (i = 0; i < NT; i++) {
@@ -175,9 +175,8 @@ static void pushed_no_wakeups(void)
 				TWHEEL_TABLE_DEADLINE(id[i], last[i]);
 		}
 		twt_sleep_ms(PUSH_MS);
-		if (late_at < 0 &&
-		    twt_mono() - now > (TIMEOUT_MS - 20) * TWT_MS)
-			late_at = r;
+		if (twt_mono() - now > (TIMEOUT_MS - 20) * TWT_MS)
+			late_at = 0;
 	}
 	start_ms = twt_mono() / TWT_MS;
 	before = voluntary_switches(w.tid);
