@@ -17,7 +17,7 @@
  *
  * N sessions (default 2000) open at once with an idle timeout (default
  * 500 ms); for S seconds (default 3) four in five are active, each with
- * an activity every timeout / 4 (phases spread over the sessions), then
+ * an activity every timeout / 4 (all in the same 10 ms step), then
  * they go quiet; the fifth stay silent from the start. One thread, one
  * epoll loop, which wakes every 10 ms for the activities due. Every
  * session must be closed for idleness exactly once, never before its last
@@ -365,15 +365,15 @@ static void expired(struct run *r, enum way w, uint64_t data)
 	}
 }
 
-static void run_way(struct run *r, enum way w, struct rusage *ru,
-		    long long *mem)
+static void run_way(struct run *r, enum way w, int64_t active_ns,
+		    struct rusage *ru, long long *mem)
 {
 	long long m0 = cg_kernel();
 	int64_t period = r->timeout / 4, next_step;
 	struct epoll_event evs[64];
 
 	r->start = now_ns();
-	r->active_until += r->start;
+	r->active_until = r->start + active_ns;
 	for (long i = 0; i < r->n; i++) {
 		r->s[i] = (struct session){ .last = r->start,
 					    .active = i % 5 != 4 };
@@ -389,7 +389,7 @@ static void run_way(struct run *r, enum way w, struct rusage *ru,
 		int nev;
 
 		if (t >= next_step) {
-			/* The activities due: session i at phase i % 4. */
+			/* The activities due: a timeout / 4 after the last. */
 			for (long i = 0; i < r->n; i++) {
 				struct session *s = &r->s[i];
 
@@ -467,8 +467,7 @@ int main(int argc, char **argv)
 	printf("%ld sessions, idle timeout %ld ms; for %ld s four in five are active (an activity every %ld ms), one in five silent\n",
 	       n, timeout_ms, seconds, timeout_ms / 4);
 	for (int w = 0; w < NR_WAYS; w++) {
-		r.active_until = seconds * TWHEEL_SEC;
-		run_way(&r, w, ru[w], &mem[w]);
+		run_way(&r, w, seconds * TWHEEL_SEC, ru[w], &mem[w]);
 		sys[w] = r.syscalls;
 		printf("%-8s closed %ld of %ld, early %ld, twice %ld\n",
 		       way_name[w], r.closed, n, r.early, r.twice);
