@@ -166,10 +166,11 @@ struct th {
 	u64 cookie_ctr;
 	/*
 	 * Memory for arguments: arrays (buf) and structs (arg), read-only,
-	 * faulting half-way (half_end: the end of mapped memory, followed
-	 * by an unmapped page), unmapped (a hole between PROT_NONE pages:
-	 * only a one-page mapping could ever land there, and nothing here
-	 * makes one).
+	 * faulting half-way (half_end: the end of accessible memory,
+	 * followed by a PROT_NONE page), inaccessible (a PROT_NONE page).
+	 * The faulting pages stay mapped: a hole left by munmap() is where
+	 * another thread's one-page mmap() of a table can land, and then
+	 * the "fault" is memory the kernel may rightly write.
 	 */
 	char *buf;
 	char *arg;
@@ -513,14 +514,14 @@ static void th_mem_init(struct th *th)
 	th->buf = map_or_die(th->buflen + g_pg, PROT_READ | PROT_WRITE);
 	th->arg = th->buf + th->buflen;
 	th->ro = map_or_die(region, PROT_READ);
-	/* Mapped, then a page unmapped (then a guard): faults half-way. */
-	p = map_or_die(region + 2 * g_pg, PROT_READ | PROT_WRITE);
-	mprotect(p + region + g_pg, g_pg, PROT_NONE);
-	munmap(p + region, g_pg);
+	/* Accessible, then a PROT_NONE page: faults half-way. */
+	p = map_or_die(region + g_pg, PROT_READ | PROT_WRITE);
+	if (mprotect(p + region, g_pg, PROT_NONE)) {
+		out("# mprotect: %s\n", strerror(errno));
+		_exit(2);
+	}
 	th->half_end = p + region;
-	p = map_or_die(3 * g_pg, PROT_NONE);
-	munmap(p + g_pg, g_pg);
-	th->unmapped = p + g_pg;
+	th->unmapped = map_or_die(g_pg, PROT_NONE);
 }
 
 static enum ptrkind pick_pk(struct th *th, unsigned int bad_pct)
