@@ -201,6 +201,13 @@ static int twheel_op_modify_check(struct twheel_timers *tm,
 	ret = twheel_timers_present(tm, clock, now_ns);
 	if (ret)
 		return ret;
+	/*
+	 * Bringing the wheel to the present can end this very timer (a
+	 * cancel stored in its table entry) and free it: look it up again.
+	 */
+	t = twheel_timer_find(tm, op->id);
+	if (!t)
+		return -ENOENT;
 	*deadline = twheel_op_deadline(tm, clock, op->flags, op->expires_ns,
 				       *now_ns);
 	ret = twheel_base_prepare(twheel_base_of(&tm->clocks, clock),
