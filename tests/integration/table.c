@@ -847,6 +847,45 @@ static void cancel_then_ioctl(void)
 	close(fd);
 }
 
+/*
+ * A cancel stored, its tick passed, and the fd not used since: the
+ * update that MODIFY does first ends the timer, so the MODIFY itself
+ * finds no timer (ENOENT), whether the timer was periodic (a large
+ * object, freed) or one-shot turning periodic (a small one, kept for
+ * reuse). Then the fd works as before.
+ */
+static void modify_after_cancel_tick(void)
+{
+	struct twheel_event ev;
+	uint64_t *tab, a, b, c;
+	uint32_t res = 99;
+	int fd;
+
+	fd = open_table(0, MS, 8);
+	tab = map_table(fd, twt_info(fd).table_size);
+	a = twt_addp(fd, 1, 5 * MS, 1000 * MS, 0, CLOCK_MONOTONIC);
+	b = twt_add_rel(fd, 2, 5 * MS);
+	st(tab, a, TWHEEL_TABLE_CANCELLED(a));
+	st(tab, b, TWHEEL_TABLE_CANCELLED(b));
+	/* Past both ticks, with nothing that brings the wheel up to date. */
+	usleep(30 * 1000);
+	CHECK_ERR(twt_modify_raw(fd, a, 0, 100 * MS, 0, 0, &res), ENOENT);
+	CHECK_ERR(twt_modify_raw(fd, b, 0, 100 * MS, 50 * MS, 0, &res),
+		  ENOENT);
+	CHECK_EQ(res, 99);
+	CHECK_EQ(twt_info(fd).cancelled, 2);
+	CHECK_EQ(twt_info(fd).timers, 0);
+	CHECK_EQ(ld(tab, a), 0);
+	CHECK_EQ(ld(tab, b), 0);
+	c = twt_add_rel(fd, 3, 1 * MS);
+	CHECK(twt_poll(fd, 5000) & POLLIN);
+	CHECK_EQ(read(fd, &ev, sizeof(ev)), TWT_EV_SIZE);
+	CHECK_EQ(ev.id, c);
+	CHECK_EQ(ev.cookie, 3);
+	CHECK_EQ(twt_info(fd).timers, 0);
+	close(fd);
+}
+
 /* ---- 6. stale stores ---- */
 
 /* A value with bits 33-63 unlike @id's. */
@@ -1956,6 +1995,7 @@ TWT_MAIN("table",
 	 TWT_CASE(store_while_queued),
 	 TWT_CASE(cancel_by_store),
 	 TWT_CASE(cancel_then_ioctl),
+	 TWT_CASE(modify_after_cancel_tick),
 	 TWT_CASE(stale_stores),
 	 TWT_CASE(garbage_tagged),
 	 TWT_CASE(range),
