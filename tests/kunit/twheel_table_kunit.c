@@ -197,6 +197,48 @@ static void twheel_table_periodic_takes_cancel_only(struct kunit *test)
 	twheel_ctx_destroy(ctx);
 }
 
+/*
+ * The clock passes the tick of timers whose entries say cancelled, and
+ * no update has run yet (on a real clock: before the hrtimer's callback
+ * fired; here the manual clock moves without TWHEEL_IOC_ADVANCE's kick).
+ * MODIFY's own update ends them and frees the periodic one: the MODIFY
+ * finds no timer, rather than one freed under it.
+ */
+static void twheel_table_modify_after_unseen_cancel(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_table(test);
+	struct twheel_op op = {
+		.op = TWHEEL_OP_ADD, .expires_ns = 10 * MS,
+		.period_ns = 10 * MS, .clock = CLOCK_MONOTONIC,
+	};
+	struct twheel_info info = { };
+	u64 a, b;
+
+	KUNIT_ASSERT_EQ(test, ctx_do(ctx, &op, NULL), 0);
+	a = op.id;
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 2, 10 * MS, 0, CLOCK_MONOTONIC,
+				      &b), 0);
+	WRITE_ONCE(*entry_of(ctx, a), TWHEEL_TABLE_CANCELLED(a));
+	WRITE_ONCE(*entry_of(ctx, b), TWHEEL_TABLE_CANCELLED(b));
+	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
+	twheel_ctx_timers(ctx)->clocks.manual_ns = 10 * MS;
+	twheel_ctx_unlock(ctx);
+	KUNIT_EXPECT_FALSE(test, twheel_ctx_fired(ctx));
+	KUNIT_EXPECT_EQ(test, ctx_modify(ctx, a, 50 * MS), -ENOENT);
+	op = (struct twheel_op){
+		.op = TWHEEL_OP_MODIFY, .id = b, .expires_ns = 50 * MS,
+		.period_ns = 10 * MS, .flags = TWHEEL_ABSTIME,
+	};
+	KUNIT_EXPECT_EQ(test, ctx_do(ctx, &op, NULL), -ENOENT);
+	twheel_ctx_info(ctx, &info);
+	KUNIT_EXPECT_EQ(test, info.timers, 0ULL);
+	KUNIT_EXPECT_EQ(test, info.cancelled, 2ULL);
+	KUNIT_EXPECT_EQ(test, *entry_of(ctx, a), 0ULL);
+	KUNIT_EXPECT_EQ(test, *entry_of(ctx, b), 0ULL);
+	KUNIT_EXPECT_FALSE(test, twheel_ctx_readable(ctx));
+	twheel_ctx_destroy(ctx);
+}
+
 static void twheel_table_config_rules(struct kunit *test)
 {
 	struct twheel_ctx *ctx = ctx_new(test, 1000);
@@ -351,6 +393,7 @@ static struct kunit_case twheel_table_cases[] = {
 	KUNIT_CASE(twheel_table_push_back_and_cancel),
 	KUNIT_CASE(twheel_table_other_values_do_nothing),
 	KUNIT_CASE(twheel_table_periodic_takes_cancel_only),
+	KUNIT_CASE(twheel_table_modify_after_unseen_cancel),
 	KUNIT_CASE(twheel_table_config_rules),
 	KUNIT_CASE(twheel_table_cancelled_reads_no_entry),
 	KUNIT_CASE(twheel_table_cancelled_without_table),
