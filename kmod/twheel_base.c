@@ -8,10 +8,18 @@
  * wheel core (twheel_wheel.c). This file calls nothing above it: it moves
  * wheel entries, never timers. An update (twheel_base_update()) hands the
  * entries that fell due back to its caller, which turns them into
- * records; the hrtimer callback only bumps clocks->fire_seq and wakes
- * clocks->wqh, where the set's waiters sleep; the time the hrtimer is
- * armed for is published in clocks->armed_ns[] for the set's lockless
- * check of a wall clock set past it.
+ * records. The hrtimer callback first calls clocks->fired, the timers'
+ * layer's bounded work in the interrupt (twheel_irq.c: it may re-place
+ * timers a store into the shared table moved later, and arm the hrtimer
+ * again, waking nobody); when that declines, it bumps clocks->fire_seq
+ * and wakes clocks->wqh, where the set's waiters sleep, who do the rest.
+ * The time the hrtimer is armed for is published in clocks->armed_ns[]
+ * for the set's lockless check of a wall clock set past it.
+ *
+ * Locking: the set's lock (a mutex) serialises the process side; each
+ * base's spinlock, base->lock, guards its wheel and armed tick against
+ * the callback, which runs in hard interrupt context (a softirq thread on
+ * PREEMPT_RT). Levels are allocated with it dropped (twheel_base_give()).
  *
  * Time: deadlines round up to the next tick and the present rounds down
  * (twheel_time.h); the hrtimer is armed for the start of the wheel's next
@@ -281,7 +289,11 @@ static enum hrtimer_restart twheel_base_fired(struct hrtimer *hrtimer)
 {
 	struct twheel_base *base = container_of(hrtimer, struct twheel_base,
 						hrtimer);
+	bool (*fired)(struct twheel_base *base) = READ_ONCE(base->clocks->fired);
 
+	/* It re-armed the hrtimer itself, under base->lock. */
+	if (fired && fired(base))
+		return HRTIMER_NORESTART;
 	twheel_clocks_kick(base->clocks);
 	return HRTIMER_NORESTART;
 }
@@ -339,17 +351,28 @@ static bool twheel_base_queued(struct twheel_base *base)
  */
 #define TWHEEL_GFP_HELD	(GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOFAIL)
 
-/* Give @base's wheel level @lvl (-1: none needed). Return: 0 or -ENOMEM. */
+/*
+ * Give @base's wheel level @lvl (-1: none needed), allocated without
+ * base->lock, given under it (unless it came meanwhile: the callback
+ * never takes a level, but two tasks may give one). Return: 0 or -ENOMEM.
+ */
 static int twheel_base_give_level(struct twheel_base *base, int lvl, gfp_t gfp)
 {
 	struct twheel_level *l;
+	unsigned long flags;
 
 	if (lvl < 0)
 		return 0;
 	l = kzalloc(sizeof(*l), gfp | __GFP_NOWARN);
 	if (!l)
 		return -ENOMEM;
-	twheel_wheel_give_level(&base->wheel, lvl, l);
+	twheel_base_lock(base, flags);
+	if (!base->wheel.lvl[lvl]) {
+		twheel_wheel_give_level(&base->wheel, lvl, l);
+		l = NULL;
+	}
+	twheel_base_unlock(base, flags);
+	kfree(l);
 	return 0;
 }
 
@@ -360,9 +383,16 @@ static int twheel_base_give_level(struct twheel_base *base, int lvl, gfp_t gfp)
 void twheel_base_trim(struct twheel_base *base)
 {
 	struct twheel_level *l;
+	unsigned long flags;
 
-	while ((l = twheel_wheel_take_empty_level(&base->wheel)))
+	for (;;) {
+		twheel_base_lock(base, flags);
+		l = twheel_wheel_take_empty_level(&base->wheel);
+		twheel_base_unlock(base, flags);
+		if (!l)
+			break;
 		kfree(l);
+	}
 }
 
 /* Free @base and every level of its wheel; its hrtimer is stopped. */
@@ -430,34 +460,86 @@ void twheel_clocks_reset(struct twheel_clocks *clocks, u64 tick_ns,
 }
 
 /**
- * twheel_base_add_level() - give a base's wheel a level an entry it holds
- *                           needs (the rare part of twheel_base_add())
+ * twheel_base_give() - give a base's wheel a level an entry it holds needs
  * @base: the base
- * @lvl: the level, one twheel_wheel_level_needed() named
+ * @lvl: the level, one twheel_wheel_level_needed() or
+ *       twheel_wheel_level_missing() named; -1 for none
  *
- * Without fail (TWHEEL_GFP_HELD).
+ * Without fail (TWHEEL_GFP_HELD), base->lock not held.
  */
-void twheel_base_add_level(struct twheel_base *base, int lvl)
+void twheel_base_give(struct twheel_base *base, int lvl)
 {
 	twheel_base_give_level(base, lvl, TWHEEL_GFP_HELD);
 }
 
 /**
- * twheel_base_arm() - arm the hrtimer for the wheel's next event, or stop
- *                     it when the wheel is empty
+ * twheel_base_prepare() - give the wheel the level a new deadline needs
  * @base: the base
+ * @deadline: the deadline (kernel time)
+ *
+ * Before a new deadline is placed by an operation that may still fail:
+ * allocate the level it would need, as a user's allocation (TWHEEL_GFP).
+ * Should the callback move the wheel's clock meanwhile so that it needs
+ * another, twheel_base_add() gives that one without fail.
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int twheel_base_prepare(struct twheel_base *base, s64 deadline)
+{
+	u64 tick = twheel_deadline_tick(deadline, base->clocks->tick_ns);
+	unsigned long flags;
+	int lvl;
+
+	twheel_base_lock(base, flags);
+	lvl = twheel_wheel_level_needed(&base->wheel, tick);
+	twheel_base_unlock(base, flags);
+	return twheel_base_give_level(base, lvl, TWHEEL_GFP);
+}
+
+/**
+ * twheel_base_add() - add an entry the context holds to a base's wheel
+ * @base: the base
+ * @e: the entry
+ * @tick: its tick
+ * @arm: also arm the hrtimer when @tick is before the tick it is armed for
+ *
+ * The level it needs is allocated without fail (TWHEEL_GFP_HELD), with
+ * base->lock dropped.
+ */
+void twheel_base_add(struct twheel_base *base, struct twheel_entry *e,
+		     u64 tick, bool arm)
+{
+	unsigned long flags;
+	int lvl;
+
+	twheel_base_lock(base, flags);
+	while ((lvl = twheel_wheel_level_needed(&base->wheel, tick)) >= 0) {
+		twheel_base_unlock(base, flags);
+		twheel_base_give(base, lvl);
+		twheel_base_lock(base, flags);
+	}
+	twheel_wheel_add(&base->wheel, e, tick);
+	if (arm && tick < base->armed)
+		__twheel_base_arm(base);
+	twheel_base_unlock(base, flags);
+}
+
+/**
+ * __twheel_base_arm() - arm the hrtimer for the wheel's next event, or
+ *                       stop it when the wheel is empty
+ * @base: the base, whose lock is held
  *
  * base->armed is TWHEEL_NEVER while stopped: no tick of ours reaches it,
- * since deadlines are at most KTIME_MAX nanoseconds.
+ * since deadlines are at most KTIME_MAX nanoseconds. Also from the
+ * hrtimer's own callback (twheel_irq.c), which the hrtimer core allows.
  */
-void twheel_base_arm(struct twheel_base *base)
+void __twheel_base_arm(struct twheel_base *base)
 {
 	struct twheel_clocks *clocks = base->clocks;
 	s64 when;
 	u64 next;
 
-	if (twheel_wheel_empty(&base->wheel))
-		twheel_base_trim(base);
+	lockdep_assert_held(&base->lock);
 	if (clocks->manual) {
 		/* Only TWHEEL_IOC_ADVANCE moves a manual clock. */
 		base->armed = twheel_wheel_empty(&base->wheel) ? TWHEEL_NEVER :
@@ -467,7 +549,10 @@ void twheel_base_arm(struct twheel_base *base)
 	if (twheel_wheel_empty(&base->wheel)) {
 		base->armed = TWHEEL_NEVER;
 		WRITE_ONCE(clocks->armed_ns[base->clock], KTIME_MAX);
-		/* A callback running now only marks and wakes: harmless. */
+		/*
+		 * A callback running now waits for base->lock, then finds
+		 * nothing due: harmless.
+		 */
 		twheel_base_stop(base, false);
 		return;
 	}
@@ -482,6 +567,46 @@ void twheel_base_arm(struct twheel_base *base)
 	else
 		hrtimer_start(&base->hrtimer, ns_to_ktime(when),
 			      HRTIMER_MODE_ABS);
+}
+
+/**
+ * twheel_base_arm() - arm the hrtimer for the wheel's next event, or stop
+ *                     it and free the wheel's levels when it is empty
+ * @base: the base, whose lock is not held
+ */
+void twheel_base_arm(struct twheel_base *base)
+{
+	unsigned long flags;
+	bool empty;
+
+	twheel_base_lock(base, flags);
+	__twheel_base_arm(base);
+	empty = twheel_wheel_empty(&base->wheel);
+	twheel_base_unlock(base, flags);
+	if (empty)
+		twheel_base_trim(base);
+}
+
+/**
+ * twheel_base_arm_idle() - stop the hrtimer if the wheel is empty
+ * @base: the base, whose lock is not held
+ *
+ * After a timer left it: an idle fd gets no wake-up. A wheel that still
+ * holds timers keeps its hrtimer armed, early at worst (one event that
+ * queues nothing).
+ */
+void twheel_base_arm_idle(struct twheel_base *base)
+{
+	unsigned long flags;
+	bool empty;
+
+	twheel_base_lock(base, flags);
+	empty = twheel_wheel_empty(&base->wheel);
+	if (empty)
+		__twheel_base_arm(base);
+	twheel_base_unlock(base, flags);
+	if (empty)
+		twheel_base_trim(base);
 }
 
 /**
@@ -537,6 +662,7 @@ struct twheel_base *twheel_base_get(struct twheel_clocks *clocks, u32 clock)
 	base->clocks = clocks;
 	base->clock = clock;
 	base->armed = TWHEEL_NEVER;
+	spin_lock_init(&base->lock);
 	INIT_LIST_HEAD(&base->rebase);
 	twheel_wheel_init(&base->wheel,
 			  twheel_now_tick(twheel_clock_now(clocks, clock),
@@ -551,120 +677,6 @@ struct twheel_base *twheel_base_get(struct twheel_clocks *clocks, u32 clock)
 				     twheel_clock_id(clock), HRTIMER_MODE_ABS);
 	clocks->bases[clock] = base;
 	return base;
-}
-
-/**
- * twheel_base_prepare_level() - give a base's wheel the level a new
- *                               deadline needs (the rare part of
- *                               twheel_base_prepare())
- * @base: the base
- * @lvl: the level, one twheel_wheel_level_needed() named
- *
- * As a user's allocation (TWHEEL_GFP).
- *
- * Return: 0, or -ENOMEM.
- */
-int twheel_base_prepare_level(struct twheel_base *base, int lvl)
-{
-	return twheel_base_give_level(base, lvl, TWHEEL_GFP);
-}
-
-/**
- * twheel_base_finish_rebase() - go on re-adding the entries a clock set
- *                               back took out of a base's wheel
- * @base: the base
- * @budget: the most entries to re-add; decremented by those re-added
- *
- * Until it is done, those entries are on base->rebase, in no wheel: a
- * timer there is neither removed from the wheel nor handed back. The
- * set's update finishes every base's rebase first (twheel_timers_update()).
- *
- * Return: true when none is left to re-add.
- */
-bool twheel_base_finish_rebase(struct twheel_base *base, u64 *budget)
-{
-	struct twheel_entry *e;
-
-	while (!list_empty(&base->rebase)) {
-		if (!*budget)
-			return false;
-		(*budget)--;
-		e = list_first_entry(&base->rebase, struct twheel_entry, node);
-		list_del(&e->node);
-		twheel_base_add(base, e, e->expires);
-	}
-	return true;
-}
-
-/**
- * twheel_base_update() - bring a base's wheel up to a present
- * @base: the base
- * @now_ns: the present, kernel time on the base's clock
- * @budget: the most entries to move; decremented by those moved
- * @expired: the entries that fell due are appended here, in order
- * @adv: set up for twheel_base_updated(); adv->n counts @expired's entries
- *
- * A clock set back behind the wheel's clock (CLOCK_REALTIME and CLOCK_TAI
- * can be) first has its entries taken out and added again against the
- * new, earlier present, so that no new deadline counts as due early;
- * that too goes in chunks. The caller turns @expired into records, then
- * calls twheel_base_updated().
- *
- * Return: true when the wheel is up to date; false when the budget ran
- * out first.
- */
-bool twheel_base_update(struct twheel_base *base, s64 now_ns, u64 *budget,
-			struct list_head *expired, struct twheel_base_step *adv)
-{
-	u64 now = twheel_now_tick(now_ns, base->clocks->tick_ns);
-	int lvl;
-
-	adv->now_ns = now_ns;
-	adv->from = base->wheel.clk;
-	adv->start = *budget;
-	adv->n = 0;
-	adv->done = false;
-	if (list_empty(&base->rebase) && now < base->wheel.clk)
-		twheel_wheel_take_all(&base->wheel, now, &base->rebase);
-	if (!twheel_base_finish_rebase(base, budget))
-		return false;
-
-	for (;;) {
-		adv->n += twheel_wheel_advance_some(&base->wheel, now, expired,
-						    budget);
-		if (!twheel_wheel_behind(&base->wheel, now)) {
-			adv->done = true;
-			break;
-		}
-		/* Stopped for a level it lacks, or for its budget. */
-		lvl = twheel_wheel_level_missing(&base->wheel);
-		if (lvl < 0)
-			break;
-		twheel_base_give_level(base, lvl, TWHEEL_GFP_HELD);
-	}
-	return adv->done;
-}
-
-/**
- * twheel_base_updated() - finish an update once its entries are queued
- * @base: the base twheel_base_update() updated
- * @budget: the budget left
- * @adv: what twheel_base_update() set
- *
- * Traces the advance (after the expiries it queued) and, when the wheel
- * is up to date, arms the hrtimer for its next event.
- */
-void twheel_base_updated(struct twheel_base *base, u64 budget,
-			 const struct twheel_base_step *adv)
-{
-	if (adv->n || base->wheel.clk != adv->from || budget != adv->start)
-		trace_twheel_wheel_advance(base->clocks->trace_id,
-					   twheel_clock_id(base->clock),
-					   adv->from, base->wheel.clk,
-					   adv->now_ns, adv->n,
-					   adv->start - budget);
-	if (adv->done)
-		twheel_base_arm(base);
 }
 
 /**

@@ -7,12 +7,19 @@
  * The layer below the timers (twheel_timer.h) and above the wheel core
  * (twheel_wheel.h). It knows wheel entries, not timers: an update hands
  * the entries that fell due back to its caller. It calls nothing above
- * it: its hrtimer callback only bumps clocks->fire_seq and wakes
- * clocks->wqh (the set waits there), and the lockless wall-clock check
+ * it: its hrtimer callback first lets the timers' layer act on the
+ * wheel (clocks->fired, see twheel_irq.h), else bumps clocks->fire_seq and
+ * wakes clocks->wqh (the set waits there); the lockless wall-clock check
  * reads clocks->armed_ns[].
  *
  * Locking: the caller (the set's lock) serialises every call but
- * twheel_clocks_wall_due() and the hrtimer callback.
+ * twheel_clocks_wall_due() and the hrtimer callback. Each base's wheel and
+ * armed tick are also under its spinlock, base->lock: the hrtimer callback
+ * may change them (twheel_irq.c). Process context takes it with
+ * twheel_base_lock() (interrupts off: the callback is a hard interrupt
+ * but on PREEMPT_RT); every function here that reads or changes the wheel
+ * takes it itself, but those named __twheel_base_*(), which want it held.
+ * A wheel's levels are allocated outside it.
  */
 #ifndef _TWHEEL_BASE_H
 #define _TWHEEL_BASE_H
@@ -24,6 +31,7 @@
 #include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/overflow.h>
+#include <linux/spinlock.h>
 #include <linux/time.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -51,6 +59,7 @@ struct twheel_set_watch;
 /**
  * struct twheel_base - the timers of one context on one clock
  * @wheel: the timing wheel, in ticks of the context
+ * @lock: guards @wheel and @armed against the hrtimer callback
  * @rebase: entries taken out of @wheel when its clock went back, not yet
  *          added again
  * @clocks: the clocks of the context it belongs to
@@ -67,6 +76,7 @@ struct twheel_set_watch;
  */
 struct twheel_base {
 	struct twheel_wheel wheel;
+	spinlock_t lock;	/* @wheel, @armed: against the hrtimer callback */
 	struct list_head rebase;
 	struct twheel_clocks *clocks;
 	u64 armed;
@@ -95,6 +105,9 @@ struct twheel_base {
  * @set_watch: its place on the module's list of contexts told of wall
  *             clock sets (twheel_clocks_watch()), or NULL
  * @manual: the clocks are the manual clock @manual_ns (TWHEEL_CONFIG_MANUAL)
+ * @fired: called first by a base's hrtimer callback, with its time; true
+ *         when it did the base's work and armed its hrtimer again (no
+ *         wake-up), false for the usual kick; NULL for none
  */
 struct twheel_clocks {
 	struct twheel_base *bases[TWHEEL_NR_CLOCKS];
@@ -108,6 +121,7 @@ struct twheel_clocks {
 	atomic_t fire_seq;
 	struct twheel_set_watch *set_watch;
 	bool manual;
+	bool (*fired)(struct twheel_base *base);
 };
 
 /**
@@ -277,49 +291,32 @@ static inline struct twheel_base *twheel_base_of(struct twheel_clocks *clocks,
 }
 
 struct twheel_base *twheel_base_get(struct twheel_clocks *clocks, u32 clock);
-int twheel_base_prepare_level(struct twheel_base *base, int lvl);
-void twheel_base_add_level(struct twheel_base *base, int lvl);
 
-/**
- * twheel_base_prepare() - give the wheel the level a new deadline needs
- * @base: the base
- * @deadline: the deadline (kernel time)
- *
- * Before a new deadline is placed by an operation that may still fail:
- * allocate the level it would need (so that placing it cannot fail), as
- * a user's allocation (TWHEEL_GFP). Inline: the level is there but for
- * the first timer of its range.
- *
- * Return: 0, or -ENOMEM.
+/* Take @base's lock in process context; *@flags for twheel_base_unlock(). */
+#define twheel_base_lock(base, flags) spin_lock_irqsave(&(base)->lock, flags)
+#define twheel_base_unlock(base, flags) \
+	spin_unlock_irqrestore(&(base)->lock, flags)
+
+int twheel_base_prepare(struct twheel_base *base, s64 deadline);
+void twheel_base_add(struct twheel_base *base, struct twheel_entry *e,
+		     u64 tick, bool arm);
+
+/*
+ * Does @base run on a clock that never goes back, on an hrtimer:
+ * CLOCK_MONOTONIC or CLOCK_BOOTTIME, not manual? Only those bases'
+ * callbacks do work in the interrupt (twheel_irq.c).
  */
-static inline int twheel_base_prepare(struct twheel_base *base, s64 deadline)
+static inline bool twheel_base_steady(const struct twheel_base *base)
 {
-	u64 tick = twheel_deadline_tick(deadline, base->clocks->tick_ns);
-	int lvl = twheel_wheel_level_needed(&base->wheel, tick);
-
-	return unlikely(lvl >= 0) ? twheel_base_prepare_level(base, lvl) : 0;
+	return !base->clocks->manual && (base->clock == TWHEEL_CLK_MONOTONIC ||
+					 base->clock == TWHEEL_CLK_BOOTTIME);
 }
 
-/**
- * twheel_base_add() - add an entry the context holds to a base's wheel
- * @base: the base
- * @e: the entry
- * @tick: its tick
- *
- * The level it needs is allocated without fail (TWHEEL_GFP_HELD).
- */
-static inline void twheel_base_add(struct twheel_base *base,
-				   struct twheel_entry *e, u64 tick)
-{
-	int lvl = twheel_wheel_level_needed(&base->wheel, tick);
-
-	if (unlikely(lvl >= 0))
-		twheel_base_add_level(base, lvl);
-	twheel_wheel_add(&base->wheel, e, tick);
-}
-
+void __twheel_base_arm(struct twheel_base *base);
+void twheel_base_arm_idle(struct twheel_base *base);
 void twheel_base_arm(struct twheel_base *base);
 void twheel_base_trim(struct twheel_base *base);
+void twheel_base_give(struct twheel_base *base, int lvl);
 bool twheel_base_finish_rebase(struct twheel_base *base, u64 *budget);
 bool twheel_base_update(struct twheel_base *base, s64 now_ns, u64 *budget,
 			struct list_head *expired, struct twheel_base_step *adv);

@@ -10,15 +10,16 @@
  * memory: the device passes in the functions that copy results out. It
  * is the layer between the device and the timers.
  *
- * Delivery: an hrtimer callback only marks the set (fire_seq) and wakes
- * its waiters. The wheels are advanced by whoever next uses the set
+ * Delivery: an hrtimer callback marks the set (fire_seq) and wakes its
+ * waiters, unless it could do all there was to do itself (re-place timers
+ * a table store pushed later: twheel_irq.h). The wheels are advanced by whoever next uses the set
  * (read, poll, every ioctl; not fdinfo, which only looks), in that task,
  * in chunks of at most TWHEEL_CHUNK entries per hold of ctx->lock. A
  * wall clock set past a wheel's next event counts as fired at once,
  * without waiting for the hrtimer's callback.
  *
  * Locking: ctx->lock (a mutex) serialises everything but the hrtimer
- * callbacks, which take no lock of ours, and twheel_ctx_readable() and
+ * callbacks, which take only a clock base's spinlock, and twheel_ctx_readable() and
  * twheel_ctx_fired(), which read one word each. It is never held while
  * waiting on user memory: the functions that copy out under it must not
  * fault (the device copies with page faults disabled).

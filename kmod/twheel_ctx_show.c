@@ -140,12 +140,21 @@ void twheel_ctx_show(struct twheel_ctx *ctx, struct seq_file *m)
 		seq_printf(m, "manual_now_ns:\t%lld\n", clocks->manual_ns);
 	for (i = 0; i < TWHEEL_NR_CLOCKS; i++) {
 		struct twheel_base *base = clocks->bases[i];
+		unsigned long flags;
+		bool empty;
+		u64 next;
 
-		if (!base || twheel_wheel_empty(&base->wheel))
+		if (!base)
+			continue;
+		twheel_base_lock(base, flags);
+		empty = twheel_wheel_empty(&base->wheel);
+		next = twheel_wheel_next(&base->wheel);
+		twheel_base_unlock(base, flags);
+		if (empty)
 			continue;
 		seq_printf(m, "next_expiry_%s_ns:\t%lld\n", twheel_clock_name(i),
 			   twheel_clocks_to_user(clocks, i,
-						 twheel_tick_ns(twheel_wheel_next(&base->wheel),
+						 twheel_tick_ns(next,
 								clocks->tick_ns)));
 	}
 	if (twheel_table_on(&tm->table))

@@ -263,8 +263,7 @@ static void twheel_op_modify_apply(struct twheel_timers *tm,
 	 * with nothing pending stops it.
 	 */
 	base = twheel_base_of(&tm->clocks, clock);
-	if (twheel_wheel_empty(&base->wheel))
-		twheel_base_arm(base);
+	twheel_base_arm_idle(base);
 }
 
 /*

@@ -18,6 +18,7 @@
 #include <linux/math.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <kunit/visibility.h>
@@ -51,7 +52,7 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_table_set_size);
 /* Back one more page: the first one not backed. */
 static int twheel_table_back_one(struct twheel_table *tab)
 {
-	u64 **pages;
+	u64 **pages, **old;
 	u64 *page;
 	u32 max;
 
@@ -66,12 +67,22 @@ static int twheel_table_back_one(struct twheel_table *tab)
 			free_page((unsigned long)page);
 			return -ENOMEM;
 		}
+		old = tab->pages;
 		if (tab->nr_pages)
-			memcpy(pages, tab->pages,
-			       tab->nr_pages * sizeof(*pages));
-		kvfree(tab->pages);
-		tab->pages = pages;
+			memcpy(pages, old, tab->nr_pages * sizeof(*pages));
+		/*
+		 * The hrtimer callback reads entries through the array
+		 * without the set's lock (twheel_table_read_irq()): publish
+		 * the copy, then free the old one after every reader that
+		 * may have loaded it (an interrupt, or an RCU read side on
+		 * PREEMPT_RT). A grace period per doubling: a few per set.
+		 */
+		smp_store_release(&tab->pages, pages);
 		tab->max_pages = max;
+		if (old) {
+			synchronize_rcu();
+			kvfree(old);
+		}
 	}
 	tab->pages[tab->nr_pages++] = page;
 	return 0;

@@ -13,7 +13,9 @@
  * and stores to its own mapping of the pages: nothing here touches user
  * memory or can fault.
  *
- * The table does not lock; the caller serialises every call.
+ * The table does not lock; the caller serialises every call but
+ * twheel_table_read_irq(), the hrtimer callback's (twheel_irq.c), which
+ * runs under RCU against the page array's growth.
  */
 #ifndef _TWHEEL_TABLE_H
 #define _TWHEEL_TABLE_H
@@ -118,6 +120,30 @@ static inline bool twheel_table_read(const struct twheel_table *tab, u64 id,
 				     u64 *v)
 {
 	*v = READ_ONCE(*twheel_table_entry(tab, twheel_table_slot(id)));
+	return !((*v ^ id) & TWHEEL_TABLE_TAG_MASK);
+}
+
+/**
+ * twheel_table_read_irq() - twheel_table_read() without the set's lock
+ * @tab: a set's table (twheel_table_on())
+ * @id: a timer's id, live while the caller reads (it holds the timer's
+ *      clock base's lock, and the timer is in its wheel)
+ * @v: set to the entry, read once
+ *
+ * For the hrtimer callback, inside an RCU read-side section: the page
+ * array may be replaced by a larger one meanwhile (see
+ * twheel_table_back_one()), but the slot's page is backed and stays.
+ *
+ * Return: true when the entry is meant for this timer.
+ */
+static inline bool twheel_table_read_irq(const struct twheel_table *tab,
+					 u64 id, u64 *v)
+{
+	u64 **pages = READ_ONCE(tab->pages);
+	u32 slot = twheel_table_slot(id);
+
+	*v = READ_ONCE(pages[slot / TWHEEL_TABLE_PER_PAGE]
+			    [slot % TWHEEL_TABLE_PER_PAGE]);
 	return !((*v ^ id) & TWHEEL_TABLE_TAG_MASK);
 }
 

@@ -39,6 +39,7 @@
 #include <kunit/visibility.h>
 
 #include "twheel_compat.h"
+#include "twheel_irq.h"
 #include "twheel_stats.h"
 #include "twheel_time.h"
 #include "twheel_timer.h"
@@ -99,6 +100,8 @@ void twheel_timers_init(struct twheel_timers *tm, struct twheel_user *user,
 	twheel_ids_init(&tm->ids);
 	INIT_LIST_HEAD(&tm->ready);
 	twheel_clocks_init(&tm->clocks, tick_ns, trace_id);
+	/* Its hrtimer callbacks' own work on a set with a table. */
+	tm->clocks.fired = twheel_irq_fired;
 	tm->max_timers = max_timers;
 }
 
@@ -167,10 +170,14 @@ static void twheel_timer_free(struct twheel_timers *tm, struct twheel_timer *t)
  */
 void twheel_timer_unlink(struct twheel_timers *tm, struct twheel_timer *t)
 {
+	struct twheel_base *base;
+	unsigned long flags;
+
 	if (!twheel_timer_queued(t)) {
-		twheel_wheel_remove(&twheel_base_of(&tm->clocks,
-						    twheel_timer_clock(t))->wheel,
-				    &t->entry);
+		base = twheel_base_of(&tm->clocks, twheel_timer_clock(t));
+		twheel_base_lock(base, flags);
+		twheel_wheel_remove(&base->wheel, &t->entry);
+		twheel_base_unlock(base, flags);
 	} else {
 		list_del(&t->rec.link);
 		WRITE_ONCE(tm->nr_queued, tm->nr_queued - 1);
@@ -197,8 +204,8 @@ void twheel_timer_cancel(struct twheel_timers *tm, struct twheel_timer *t)
 					    TWHEEL_STATE_QUEUED);
 	twheel_timer_unlink(tm, t);
 	/* Keep an idle fd free of wake-ups. */
-	if (pending && twheel_wheel_empty(&base->wheel))
-		twheel_base_arm(base);
+	if (pending)
+		twheel_base_arm_idle(base);
 	twheel_timer_forget(tm, t);
 }
 
@@ -355,12 +362,17 @@ void twheel_timer_place(struct twheel_timers *tm, struct twheel_timer *t,
 						  twheel_timer_clock(t));
 	struct twheel_ptimer *pt = twheel_ptimer(t);
 	u64 tick = twheel_deadline_tick(deadline, tm->clocks.tick_ns);
+	unsigned long flags;
 	LIST_HEAD(one);
+	bool now;
 
 	if (pt)
 		pt->deadline_ns = deadline;
-	if (deadline <= now_ns && (tick <= base->wheel.clk ||
-				   !twheel_wheel_holds(&base->wheel, tick))) {
+	twheel_base_lock(base, flags);
+	now = deadline <= now_ns && (tick <= base->wheel.clk ||
+				     !twheel_wheel_holds(&base->wheel, tick));
+	twheel_base_unlock(base, flags);
+	if (now) {
 		if (trace_twheel_timer_expire_enabled())
 			twheel_trace_expire(tm, t, pt ? deadline :
 					    twheel_tick_ns(tick,
@@ -372,9 +384,7 @@ void twheel_timer_place(struct twheel_timers *tm, struct twheel_timer *t,
 		twheel_timers_queue(tm, &one, 1, true);
 		return;
 	}
-	twheel_base_add(base, &t->entry, tick);
-	if (tick < base->armed)
-		twheel_base_arm(base);
+	twheel_base_add(base, &t->entry, tick, true);
 }
 
 /**
@@ -389,8 +399,11 @@ void twheel_timer_status(struct twheel_timers *tm, struct twheel_timer *t,
 	struct twheel_ptimer *pt = twheel_ptimer(t);
 	u32 clock = twheel_timer_clock(t);
 	s64 now_ns = twheel_clock_now(&tm->clocks, clock);
+	struct twheel_base *base;
+	unsigned long flags;
 	s64 next = 0;
 	bool coming = true;
+	u64 tick;
 
 	memset(st, 0, sizeof(*st));
 	st->id = twheel_timer_id(t);
@@ -400,8 +413,13 @@ void twheel_timer_status(struct twheel_timers *tm, struct twheel_timer *t,
 	if (!twheel_timer_queued(t)) {
 		st->state = TWHEEL_STATE_PENDING;
 		/* A periodic timer's grid is exact; a one-shot's, its tick. */
+		base = twheel_base_of(&tm->clocks, clock);
+		/* The callback may have moved it later (twheel_irq.c). */
+		twheel_base_lock(base, flags);
+		tick = t->entry.expires;
+		twheel_base_unlock(base, flags);
 		next = pt && pt->period_ns ? pt->deadline_ns :
-		       twheel_tick_ns(t->entry.expires, tm->clocks.tick_ns);
+		       twheel_tick_ns(tick, tm->clocks.tick_ns);
 	} else if (twheel_timer_set_rec(t)) {
 		/* Ended by a clock set: no expiry, none coming. */
 		st->state = TWHEEL_STATE_QUEUED;

@@ -271,6 +271,8 @@ void twheel_trace_expire(struct twheel_timers *tm, struct twheel_timer *t,
 void twheel_timers_queue(struct twheel_timers *tm, struct list_head *recs,
 			 u64 n, bool wake);
 
+s64 twheel_timer_entry_deadline(struct twheel_timers *tm, u32 clock, u64 v,
+				s64 now_ns);
 void twheel_timer_unlink(struct twheel_timers *tm, struct twheel_timer *t);
 void twheel_timer_cancel(struct twheel_timers *tm, struct twheel_timer *t);
 void twheel_timer_place(struct twheel_timers *tm, struct twheel_timer *t,

@@ -45,14 +45,21 @@ static s64 twheel_timer_due_ns(struct twheel_timers *tm,
 	       twheel_tick_ns(t->entry.expires, tm->clocks.tick_ns);
 }
 
-/*
- * The deadline a one-shot timer's table entry @v (meant for it) asks for,
- * read at @now_ns (kernel time on its clock): the tick whose low 32 bits
- * @v holds, within 2^31 ticks of the present tick (in the opener's time),
- * as kernel time; saturating.
+/**
+ * twheel_timer_entry_deadline() - the deadline a table entry asks for
+ * @tm: the timers
+ * @clock: the timer's enum twheel_clk
+ * @v: a one-shot timer's table entry, meant for it
+ * @now_ns: when it is read (kernel time on @clock)
+ *
+ * Pure arithmetic on constants of the set: also for the hrtimer callback
+ * (twheel_irq.c), so that both re-place a timer alike.
+ *
+ * Return: the tick whose low 32 bits @v holds, within 2^31 ticks of the
+ * present tick (in the opener's time), as kernel time; saturating.
  */
-static s64 twheel_timer_entry_deadline(struct twheel_timers *tm, u32 clock,
-				       u64 v, s64 now_ns)
+s64 twheel_timer_entry_deadline(struct twheel_timers *tm, u32 clock, u64 v,
+				s64 now_ns)
 {
 	u64 tick_ns = tm->clocks.tick_ns;
 	s64 ref, d, ns;
@@ -116,25 +123,29 @@ static u64 twheel_timers_entries(struct twheel_timers *tm,
 }
 
 /*
- * Bring @base's wheel up to @now_ns (kernel time on its clock), moving at
+ * Bring @base's wheel up to *@now_ns (kernel time on its clock), moving at
  * most *@budget entries, and queue the records of the timers it hands
- * back. @wake: records queued here were not announced by an hrtimer
- * callback.
+ * back; *@now_ns is set to the present they were queued at (a later one
+ * when the hrtimer callback had moved the wheel past it). @wake: records
+ * queued here were not announced by an hrtimer callback.
  *
  * Return: true when the wheel is up to date (and its hrtimer armed for
  * its next event); false when the budget ran out first.
  */
 static bool twheel_timers_update_base(struct twheel_timers *tm,
-				      struct twheel_base *base, s64 now_ns,
+				      struct twheel_base *base, s64 *now_p,
 				      u64 *budget, bool wake)
 {
 	struct twheel_base_step adv;
 	struct twheel_timer *t;
 	LIST_HEAD(expired);
+	s64 now_ns;
 	bool done;
 	u64 n;
 
-	done = twheel_base_update(base, now_ns, budget, &expired, &adv);
+	done = twheel_base_update(base, *now_p, budget, &expired, &adv);
+	now_ns = adv.now_ns;
+	*now_p = now_ns;
 	n = adv.n;
 	if (n && twheel_table_on(&tm->table))
 		n -= twheel_timers_entries(tm, &expired, now_ns);
@@ -239,8 +250,7 @@ static void twheel_timer_set_end(struct twheel_timers *tm,
 						  twheel_timer_clock(t));
 
 	twheel_timer_unlink(tm, t);
-	if (twheel_wheel_empty(&base->wheel))
-		twheel_base_arm(base);
+	twheel_base_arm_idle(base);
 	t->word |= TWHEEL_TIMER_QUEUED | TWHEEL_TIMER_SET;
 	t->rec.time_ns = twheel_clock_now(&tm->clocks, twheel_timer_clock(t));
 	list_add_tail(&t->rec.link, &tm->ready);
@@ -335,7 +345,7 @@ bool twheel_timers_update(struct twheel_timers *tm, u64 *budget)
 		base = tm->clocks.bases[i];
 		if (!base)
 			continue;
-		if (twheel_timers_update_base(tm, base, now[i], budget, false))
+		if (twheel_timers_update_base(tm, base, &now[i], budget, false))
 			twheel_base_trim(base);	/* levels cascaded empty */
 		else
 			done = false;
@@ -377,7 +387,7 @@ int __twheel_timers_present(struct twheel_timers *tm, u32 clock, s64 *now_ns)
 		twheel_clocks_kick(&tm->clocks);
 		return -EAGAIN;
 	}
-	if (!twheel_timers_update_base(tm, base, *now_ns, &budget, true)) {
+	if (!twheel_timers_update_base(tm, base, now_ns, &budget, true)) {
 		twheel_clocks_kick(&tm->clocks);
 		return -EAGAIN;
 	}
@@ -401,7 +411,7 @@ void twheel_timers_update_at(struct twheel_timers *tm, u32 clk, s64 now_ns)
 {
 	u64 budget = U64_MAX;
 
-	twheel_timers_update_base(tm, tm->clocks.bases[clk], now_ns, &budget,
+	twheel_timers_update_base(tm, tm->clocks.bases[clk], &now_ns, &budget,
 				  true);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_timers_update_at);

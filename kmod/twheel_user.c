@@ -65,7 +65,11 @@
 #include <linux/user_namespace.h>
 #include <kunit/visibility.h>
 
+#include "twheel_irq.h"
 #include "twheel_user.h"
+
+#define TWHEEL_IRQ_USED		GENMASK(23, 0)
+#define TWHEEL_IRQ_SEC_SHIFT	24
 
 /**
  * struct twheel_user - what one user holds, at one user namespace level
@@ -76,6 +80,9 @@
  *      long as this one (every fd charged here is charged there); NULL in
  *      the initial namespace. Set before the entry is first returned, then
  *      constant.
+ * @irq_work: the wheel entries its fds' hrtimer callbacks moved in the
+ *            current second (bits 0-23, saturating) and that second's
+ *            number (jiffies / HZ, bits 24-31): twheel_user_irq_budget()
  * @fds: open fds charged to the user; the struct lives while it is > 0
  *       (changed under twheel_users_lock)
  * @slots: timer slots held by those fds
@@ -85,6 +92,7 @@ struct twheel_user {
 	struct user_namespace *ns;
 	struct twheel_user *up;
 	kuid_t uid;
+	atomic_t irq_work;
 	unsigned long fds;
 	atomic_long_t slots;
 };
@@ -319,6 +327,70 @@ static bool twheel_inc_below(atomic_long_t *v, long max)
 	} while (!atomic_long_try_cmpxchg(v, &n, n + 1));
 	return true;
 }
+
+/* This second's number, as @irq_work keeps it. */
+static u32 twheel_irq_sec(void)
+{
+	return (u32)(jiffies / HZ) << TWHEEL_IRQ_SEC_SHIFT;
+}
+
+/* The entries moved in second @sec by @v, a value of @irq_work. */
+static u32 twheel_irq_used(u32 v, u32 sec)
+{
+	return (v & ~TWHEEL_IRQ_USED) == sec ? v & TWHEEL_IRQ_USED : 0;
+}
+
+/**
+ * twheel_user_irq_budget() - what a hrtimer callback may still do this
+ *                            second for a user
+ * @u: the user its set is charged to
+ * @want: the most it wants to move (TWHEEL_IRQ_BUDGET)
+ *
+ * Lockless, in interrupt context. The bound (TWHEEL_IRQ_RATE entries per
+ * second) holds for the user and for each namespace creator above them;
+ * callbacks running at once on several CPUs may each take the last
+ * budget: it is exceeded by at most TWHEEL_IRQ_BUDGET per CPU. A second's
+ * number wraps after 256 seconds: a user idle that long may find up to a
+ * second's bound taken, and fall back to waking meanwhile.
+ *
+ * Return: at most @want; 0 when the bound is reached.
+ */
+u32 twheel_user_irq_budget(const struct twheel_user *u, u32 want)
+{
+	u32 sec = twheel_irq_sec(), used;
+
+	for (; u && want; u = u->up) {
+		used = twheel_irq_used(atomic_read(&u->irq_work), sec);
+		want = used >= TWHEEL_IRQ_RATE ? 0 :
+		       min(want, TWHEEL_IRQ_RATE - used);
+	}
+	return want;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_user_irq_budget);
+
+/**
+ * twheel_user_irq_charge() - count what a hrtimer callback did for a user
+ * @u: the user its set is charged to
+ * @n: the entries it moved, at most what twheel_user_irq_budget() gave
+ *
+ * Lockless, in interrupt context; at every level, as the budget.
+ */
+void twheel_user_irq_charge(struct twheel_user *u, u32 n)
+{
+	u32 sec = twheel_irq_sec();
+	int v, nv;
+
+	if (!n)
+		return;
+	for (; u; u = u->up) {
+		v = atomic_read(&u->irq_work);
+		do {
+			nv = sec | min_t(u32, twheel_irq_used(v, sec) + n,
+					 TWHEEL_IRQ_USED);
+		} while (!atomic_try_cmpxchg(&u->irq_work, &v, nv));
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_user_irq_charge);
 
 /**
  * twheel_user_charge_slot() - charge one more timer slot to a user, and to

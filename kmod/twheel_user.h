@@ -55,6 +55,8 @@ struct twheel_user *twheel_user_open(void);
 void twheel_user_close(struct twheel_user *u, u64 slots);
 bool twheel_user_charge_slot(struct twheel_user *u);
 void twheel_user_uncharge_slot(struct twheel_user *u);
+u32 twheel_user_irq_budget(const struct twheel_user *u, u32 want);
+void twheel_user_irq_charge(struct twheel_user *u, u32 n);
 void twheel_user_usage(const struct twheel_user *u, kuid_t *uid, u64 *fds,
 		       u64 *slots);
 int twheel_user_init(void);

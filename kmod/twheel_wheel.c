@@ -346,7 +346,7 @@ static u64 twheel_hand_back(struct twheel_wheel *w, struct list_head *from,
 	u64 n = 0;
 
 	list_for_each_entry(e, from, node) {
-		if (n == *budget || (!all && e->expires != w->clk))
+		if (n == *budget || (!all && e->expires > w->clk))
 			break;
 		last = e;
 		n++;
@@ -480,6 +480,29 @@ finished:
 	return handed;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_advance_some);
+
+/**
+ * twheel_wheel_unhand() - give back entries an advance just handed back,
+ *                         to be handed back first by the next one
+ * @w: the wheel, not changed since that advance but for entries added
+ *     with a deadline after its clock
+ * @list: some of the entries it handed back, in the order it did; emptied
+ * @n: their number
+ *
+ * For a caller that looked at what an advance handed back and keeps only
+ * some of it now: the rest comes back, in the same order, before anything
+ * else the next advance hands back. While an advance is unfinished they go
+ * at the head of the cascade list, whose hand-back takes every entry
+ * whose deadline is at or before the clock (theirs are); else at the head
+ * of the due list. O(1).
+ */
+void twheel_wheel_unhand(struct twheel_wheel *w, struct list_head *list, u64 n)
+{
+	w->count += n;
+	list_splice_init(list, list_empty(&w->cascade) ? &w->due :
+							 &w->cascade);
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_unhand);
 
 /**
  * twheel_wheel_take_all() - empty the wheel into a list and restart it

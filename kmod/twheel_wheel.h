@@ -117,6 +117,8 @@ void twheel_wheel_add(struct twheel_wheel *w, struct twheel_entry *e,
 void twheel_wheel_remove(struct twheel_wheel *w, struct twheel_entry *e);
 u64 twheel_wheel_advance_some(struct twheel_wheel *w, u64 now,
 			      struct list_head *expired, u64 *budget);
+void twheel_wheel_unhand(struct twheel_wheel *w, struct list_head *list,
+			 u64 n);
 bool twheel_wheel_behind(const struct twheel_wheel *w, u64 now);
 u64 twheel_wheel_next(const struct twheel_wheel *w);
 bool twheel_wheel_holds(const struct twheel_wheel *w, u64 expires);

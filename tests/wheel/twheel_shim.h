@@ -165,6 +165,23 @@ static inline void list_splice_tail_init(struct list_head *from,
 	INIT_LIST_HEAD(from);
 }
 
+/* Move every node of @from to the head of @to; @from is left empty. */
+static inline void list_splice_init(struct list_head *from,
+				    struct list_head *to)
+{
+	struct list_head *first, *last;
+
+	if (list_empty(from))
+		return;
+	first = from->next;
+	last = from->prev;
+	last->next = to->next;
+	to->next->prev = last;
+	to->next = first;
+	first->prev = to;
+	INIT_LIST_HEAD(from);
+}
+
 #define list_entry(ptr, type, member)	container_of(ptr, type, member)
 #define list_first_entry(h, type, member) \
 	list_entry((h)->next, type, member)

@@ -129,8 +129,10 @@
  * TWHEEL_IOC_MODIFY (alone or in a batch) sets the timer's deadline (D:
  * struct twheel_status.deadline_ns divided by tick_ns, rounded down), and
  * 0 when the timer ends; it writes nothing else. It reads the entry only when the timer's
- * deadline tick comes due in the fd's wheel, in the task that advances
- * it (see "Delivery"), at most once per passing of that tick, and only
+ * deadline tick comes due in the fd's wheel, and acts on it at most once
+ * per passing of that tick: on CLOCK_MONOTONIC and CLOCK_BOOTTIME in the
+ * hrtimer's callback when it can (a later deadline then wakes nobody),
+ * else in the task that advances the wheel (see "Delivery"); only
  * entries whose value it can act on change anything:
  *
  * - one-shot timer, a deadline D whose time is after the present: the

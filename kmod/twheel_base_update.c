@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel_base_update.c - bringing a clock base's wheel up to a present,
+ * in the task using the set: the entries a clock set back took out go
+ * back first, then the wheel advances in chunks and hands back what fell
+ * due; the hrtimer is armed again once it is up to date.
+ *
+ * Part of the clock bases' layer (twheel_base.h), beside twheel_base.c;
+ * called by the timers' update (twheel_update.c) with the set's lock held.
+ * Every read or change of a wheel here is under its base's spinlock,
+ * against the hrtimer callback's own work (twheel_irq.c); levels are
+ * allocated with it dropped (twheel_base_give()).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/list.h>
+#include <linux/spinlock.h>
+
+#include "twheel_base.h"
+#include "twheel_time.h"
+#include "twheel_trace.h"
+
+/**
+ * twheel_base_finish_rebase() - go on re-adding the entries a clock set
+ *                               back took out of a base's wheel
+ * @base: the base
+ * @budget: the most entries to re-add; decremented by those re-added
+ *
+ * Until it is done, those entries are on base->rebase, in no wheel: a
+ * timer there is neither removed from the wheel nor handed back. The
+ * set's update finishes every base's rebase first (twheel_timers_update()).
+ *
+ * Return: true when none is left to re-add.
+ */
+bool twheel_base_finish_rebase(struct twheel_base *base, u64 *budget)
+{
+	struct twheel_entry *e;
+
+	while (!list_empty(&base->rebase)) {
+		if (!*budget)
+			return false;
+		(*budget)--;
+		e = list_first_entry(&base->rebase, struct twheel_entry, node);
+		list_del(&e->node);
+		twheel_base_add(base, e, e->expires, false);
+	}
+	return true;
+}
+
+/*
+ * Under @base's lock, before an update's advance: when the hrtimer
+ * callback moved the wheel's clock past the present the update read
+ * (a CLOCK_MONOTONIC or CLOCK_BOOTTIME wheel, twheel_irq.c), read the
+ * clock again, so that what the advance hands back (due by the wheel's
+ * clock) is stamped with a present at or after its deadline: never early.
+ */
+static void twheel_base_catch_up(struct twheel_base *base,
+				 struct twheel_base_step *adv, u64 *now)
+{
+	if (*now >= base->wheel.clk || !twheel_base_steady(base))
+		return;
+	adv->now_ns = twheel_clock_now(base->clocks, base->clock);
+	*now = twheel_now_tick(adv->now_ns, base->clocks->tick_ns);
+}
+
+/**
+ * twheel_base_update() - bring a base's wheel up to a present
+ * @base: the base
+ * @now_ns: the present, kernel time on the base's clock
+ * @budget: the most entries to move; decremented by those moved
+ * @expired: the entries that fell due are appended here, in order
+ * @adv: set up for twheel_base_updated(); adv->n counts @expired's entries
+ *
+ * A clock set back behind the wheel's clock (CLOCK_REALTIME and CLOCK_TAI
+ * can be) first has its entries taken out and added again against the
+ * new, earlier present, so that no new deadline counts as due early;
+ * that too goes in chunks. The caller turns @expired into records, at
+ * adv->now_ns (later than @now_ns when the hrtimer callback had moved the
+ * wheel past it), then calls twheel_base_updated().
+ *
+ * Return: true when the wheel is up to date; false when the budget ran
+ * out first.
+ */
+bool twheel_base_update(struct twheel_base *base, s64 now_ns, u64 *budget,
+			struct list_head *expired, struct twheel_base_step *adv)
+{
+	u64 now = twheel_now_tick(now_ns, base->clocks->tick_ns);
+	unsigned long flags;
+	bool behind;
+	int lvl;
+
+	adv->now_ns = now_ns;
+	adv->start = *budget;
+	adv->n = 0;
+	adv->done = false;
+	twheel_base_lock(base, flags);
+	adv->from = base->wheel.clk;
+	/*
+	 * Only a wall clock goes back. On the others, whose wheel the
+	 * callback may have advanced past a present read before it ran,
+	 * such a present is no set back: see twheel_base_catch_up().
+	 */
+	if (list_empty(&base->rebase) && now < base->wheel.clk &&
+	    !twheel_base_steady(base))
+		twheel_wheel_take_all(&base->wheel, now, &base->rebase);
+	twheel_base_unlock(base, flags);
+	if (!twheel_base_finish_rebase(base, budget))
+		return false;
+
+	for (;;) {
+		twheel_base_lock(base, flags);
+		twheel_base_catch_up(base, adv, &now);
+		adv->n += twheel_wheel_advance_some(&base->wheel, now, expired,
+						    budget);
+		behind = twheel_wheel_behind(&base->wheel, now);
+		/* Stopped for a level it lacks, or for its budget? */
+		lvl = behind ? twheel_wheel_level_missing(&base->wheel) : -1;
+		twheel_base_unlock(base, flags);
+		if (!behind) {
+			adv->done = true;
+			break;
+		}
+		if (lvl < 0)
+			break;
+		twheel_base_give(base, lvl);
+	}
+	return adv->done;
+}
+
+/**
+ * twheel_base_updated() - finish an update once its entries are queued
+ * @base: the base twheel_base_update() updated
+ * @budget: the budget left
+ * @adv: what twheel_base_update() set
+ *
+ * Traces the advance (after the expiries it queued) and, when the wheel
+ * is up to date, arms the hrtimer for its next event.
+ */
+void twheel_base_updated(struct twheel_base *base, u64 budget,
+			 const struct twheel_base_step *adv)
+{
+	u64 clk = READ_ONCE(base->wheel.clk);
+
+	if (adv->n || clk != adv->from || budget != adv->start)
+		trace_twheel_wheel_advance(base->clocks->trace_id,
+					   twheel_clock_id(base->clock),
+					   adv->from, clk, adv->now_ns, adv->n,
+					   adv->start - budget);
+	if (adv->done)
+		twheel_base_arm(base);
+}

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel_irq.c - the timers' work done in a clock base's hrtimer callback:
+ * re-placing the timers whose shared table entry moved their deadline
+ * later, so that a program whose timeouts are all pushed back is never
+ * woken for them. What runs where, and the bounds: twheel_irq.h.
+ *
+ * Layering: part of the timers' layer (twheel_timer.h), called by the
+ * clock bases' hrtimer callback through clocks->fired, set by
+ * twheel_timers_init(). It calls the wheel core, the base's arming
+ * (__twheel_base_arm()), the table's lockless read and the user's rate
+ * bound (twheel_user.h); it allocates nothing, sleeps never, touches no
+ * user memory, and takes only the base's spinlock.
+ *
+ * Against the process side: every read or change of a wheel, in either
+ * context, is under its base's spinlock, base->lock; the task using the
+ * set holds the set's mutex as well. A timer the callback moves stays in
+ * its wheel (only its place and tick change), so no timer is ever in a
+ * state the set's task does not know: pending stays pending. What the
+ * callback does not finish it gives back to the wheel first in line
+ * (twheel_wheel_unhand()), and the next update hands it back in the order
+ * one advance would have: records keep their order.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/list.h>
+#include <linux/rcupdate.h>
+#include <linux/spinlock.h>
+#include <kunit/visibility.h>
+
+#include "twheel_irq.h"
+#include "twheel_time.h"
+#include "twheel_timer.h"
+#include "twheel_user.h"
+
+/*
+ * The tick pending @t, just handed back by @base's wheel at @now_ns, is
+ * to be put back at: its table entry is meant for it, holds no cancel,
+ * and asks for a deadline after @now_ns (and after the wheel's clock) in
+ * a level the wheel has; @t is one-shot. 0 when not (0 is never such a
+ * tick: it is after the clock).
+ */
+static u64 twheel_irq_moved(struct twheel_timers *tm, struct twheel_base *base,
+			    struct twheel_timer *t, s64 now_ns)
+{
+	/* Its id, clock and size are constant while it is in the wheel. */
+	u64 word = READ_ONCE(t->word), v, tick;
+	struct twheel_ptimer *pt = NULL;
+	s64 deadline;
+
+	if (word & TWHEEL_TIMER_BIG) {
+		pt = container_of(t, struct twheel_ptimer, t);
+		if (pt->period_ns)
+			return 0;
+	}
+	if (!twheel_table_read_irq(&tm->table, word & ~TWHEEL_IDS_FREE_BITS,
+				   &v) || (v & TWHEEL_TABLE_CANCEL))
+		return 0;
+	deadline = twheel_timer_entry_deadline(tm, base->clock, v, now_ns);
+	if (deadline <= now_ns)
+		return 0;
+	tick = twheel_deadline_tick(deadline, tm->clocks.tick_ns);
+	if (tick <= base->wheel.clk ||
+	    twheel_wheel_level_needed(&base->wheel, tick) >= 0)
+		return 0;
+	if (pt)
+		pt->deadline_ns = deadline;
+	return tick;
+}
+
+/* Arm @base's hrtimer to go on with an advance that ran out of budget. */
+static void twheel_irq_again(struct twheel_base *base, s64 now_ns)
+{
+	s64 when = now_ns + TWHEEL_IRQ_GAP_NS;
+
+	/* The next event is the clock's tick: the advance must go on. */
+	base->armed = base->wheel.clk;
+	if (base->clocks->manual)
+		return;
+	WRITE_ONCE(base->clocks->armed_ns[base->clock], when);
+	hrtimer_start(&base->hrtimer, ns_to_ktime(when), HRTIMER_MODE_ABS);
+}
+
+/**
+ * twheel_irq_run() - a base's work in its hrtimer callback
+ * @tm: the timers, on a set with a table
+ * @base: one of their bases whose hrtimer fired (or, in a test, any)
+ * @now_ns: the present, kernel time on its clock
+ *
+ * Advance @base's wheel to @now_ns, within the bounds of twheel_irq.h, and
+ * put back every timer that fell due whose table entry holds a later
+ * deadline. In interrupt context, or with interrupts off.
+ *
+ * Return: true when that was all there was to do: the hrtimer is armed
+ * for the wheel's next event (or stopped when it is empty), and nobody
+ * need wake; false when the set's waiters must be woken to do the rest
+ * (the wheel then holds what is left, first in line, and the hrtimer is
+ * not armed again: their update arms it).
+ */
+bool twheel_irq_run(struct twheel_timers *tm, struct twheel_base *base,
+		    s64 now_ns)
+{
+	u64 now = twheel_now_tick(now_ns, tm->clocks.tick_ns);
+	struct twheel_wheel *w = &base->wheel;
+	struct twheel_entry *e, *next;
+	u64 budget, start, tick, left = 0;
+	bool behind, done = false;
+	unsigned long flags;
+	LIST_HEAD(handed);
+
+	/* Interrupts are off but on PREEMPT_RT, and for KUnit. */
+	spin_lock_irqsave(&base->lock, flags);
+	/* Due entries come from the set's task: theirs to hand back. */
+	if (!list_empty(&w->due))
+		goto out;
+	start = tm->user ? twheel_user_irq_budget(tm->user, TWHEEL_IRQ_BUDGET) :
+			   TWHEEL_IRQ_BUDGET;
+	if (!start)
+		goto out;
+	budget = start;
+	twheel_wheel_advance_some(w, now, &handed, &budget);
+	behind = twheel_wheel_behind(w, now);
+
+	rcu_read_lock();
+	list_for_each_entry_safe(e, next, &handed, node) {
+		tick = twheel_irq_moved(tm, base,
+					container_of(e, struct twheel_timer,
+						     entry), now_ns);
+		if (!tick) {
+			left++;
+			continue;
+		}
+		list_del(&e->node);
+		twheel_wheel_add(w, e, tick);
+	}
+	rcu_read_unlock();
+	if (left)
+		twheel_wheel_unhand(w, &handed, left);
+	if (tm->user)
+		twheel_user_irq_charge(tm->user, start - budget);
+	/* Something expired, or the wheel lacks a level for a cascade. */
+	if (left || (behind && twheel_wheel_level_missing(w) >= 0))
+		goto out;
+	if (behind)
+		twheel_irq_again(base, now_ns);
+	else
+		__twheel_base_arm(base);
+	done = true;
+out:
+	spin_unlock_irqrestore(&base->lock, flags);
+	return done;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_irq_run);
+
+/**
+ * twheel_irq_fired() - what a clock base's hrtimer callback does first
+ * @base: the base whose hrtimer fired
+ *
+ * The set's clocks->fired. Only a base on CLOCK_MONOTONIC or
+ * CLOCK_BOOTTIME, of a set with a table, does any work here (see
+ * twheel_irq.h).
+ *
+ * Return: true when the callback is done and wakes nobody; false when it
+ * is to wake the set's waiters as usual.
+ */
+bool twheel_irq_fired(struct twheel_base *base)
+{
+	struct twheel_timers *tm = container_of(base->clocks,
+						struct twheel_timers, clocks);
+
+	if (!twheel_base_steady(base) || !READ_ONCE(tm->table.size_pages))
+		return false;
+	return twheel_irq_run(tm, base,
+			      twheel_clock_now(&tm->clocks, base->clock));
+}

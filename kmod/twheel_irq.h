@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * twheel_irq.h - the work an hrtimer callback does itself, and its bounds.
+ *
+ * What runs where. A clock base's hrtimer callback (twheel_base.c) runs
+ * in hard interrupt context (on PREEMPT_RT in the hrtimer softirq thread).
+ * On a set with a shared timer table, for a base on CLOCK_MONOTONIC or
+ * CLOCK_BOOTTIME (not an alarm, not a wall clock, not the manual clock),
+ * it first calls twheel_irq_fired(): under the base's spinlock it advances
+ * the wheel and reads the table entries of the timers that fell due; a
+ * one-shot timer whose entry holds a later deadline goes back into the
+ * wheel for it, exactly as the update in the waiter's task would put it
+ * (twheel_timers_entries()). When every timer that fell due was moved so,
+ * it arms the hrtimer for the wheel's next event and wakes nobody.
+ * Anything else (a timer that really expires, an entry that says
+ * cancelled, a periodic timer, a level the wheel lacks, a bound reached)
+ * is left in the wheel, first in line, and the callback falls back to
+ * waking the set's waiters, whose task does the rest as before: records,
+ * cancels by the table, allocation, trace of the advance.
+ *
+ * Bounds. One callback moves at most TWHEEL_IRQ_BUDGET wheel entries
+ * (hand-backs and cascades to a lower level); when an advance needs more
+ * and nothing has really expired yet, it goes on TWHEEL_IRQ_GAP_NS later
+ * in another callback. Over all the fds of a user (and of each user
+ * namespace's creator above them, as for the limits of twheel_user.h),
+ * callbacks move at most TWHEEL_IRQ_RATE entries per second; beyond it,
+ * they fall back to waking. So a 1 us tick, or many fds, buys a user at
+ * most TWHEEL_IRQ_RATE entry moves of interrupt time per second (each a
+ * few list operations and one load of the table), plus the callbacks that
+ * would have woken a task anyway.
+ */
+#ifndef _TWHEEL_IRQ_H
+#define _TWHEEL_IRQ_H
+
+#include <linux/time64.h>
+#include <linux/types.h>
+
+/* The most wheel entries one callback moves. */
+#define TWHEEL_IRQ_BUDGET	32
+
+/* How long after a callback that ran out of budget the next one goes on. */
+#define TWHEEL_IRQ_GAP_NS	(20 * NSEC_PER_USEC)
+
+/* The most wheel entries callbacks move per second, per user. */
+#define TWHEEL_IRQ_RATE		65536
+
+struct twheel_base;
+struct twheel_timers;
+
+bool twheel_irq_fired(struct twheel_base *base);
+bool twheel_irq_run(struct twheel_timers *tm, struct twheel_base *base,
+		    s64 now_ns);
+
+#endif /* _TWHEEL_IRQ_H */

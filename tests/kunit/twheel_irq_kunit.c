@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite of the work an hrtimer callback does itself on a set with a
+ * shared table (twheel_irq.c): timers whose entry pushed them later are
+ * put back into the wheel with nobody woken (fire_seq unchanged), at the
+ * tick the update would have put them; a real expiry, a cancel by the
+ * table, a level the wheel lacks, or the per-user rate bound fall back to
+ * the wake-up, and the set's task then does the rest as before, records
+ * in order, a cancel counted once; an advance longer than the
+ * per-interrupt budget goes on in a later callback. The callback's work
+ * is called directly, with a given present, on a manual clock: no test
+ * depends on the machine's speed.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+
+#include "twheel_irq.h"
+#include "twheel_kunit.h"
+#include "twheel_user.h"
+
+/* A context on a manual clock, 1 ms tick, with a table of 4096 entries. */
+static struct twheel_ctx *ctx_irq(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_new(test, 4096);
+
+	KUNIT_ASSERT_EQ(test, twheel_ctx_config(ctx, MS, TWHEEL_CONFIG_MANUAL |
+						TWHEEL_CONFIG_TABLE, 0), 0);
+	return ctx;
+}
+
+static void store(struct twheel_ctx *ctx, u64 id, u64 v)
+{
+	WRITE_ONCE(*twheel_table_entry(&twheel_ctx_timers(ctx)->table,
+				       twheel_table_slot(id)), v);
+}
+
+static struct twheel_base *mono(struct twheel_ctx *ctx)
+{
+	return twheel_base_of(&twheel_ctx_timers(ctx)->clocks,
+			      TWHEEL_CLK_MONOTONIC);
+}
+
+/* The callback's work at @now_ns, as the hrtimer would run it. */
+static bool irq_at(struct twheel_ctx *ctx, s64 now_ns)
+{
+	return twheel_irq_run(twheel_ctx_timers(ctx), mono(ctx), now_ns);
+}
+
+static int fire_seq(struct twheel_ctx *ctx)
+{
+	return atomic_read(&twheel_ctx_timers(ctx)->clocks.fire_seq);
+}
+
+static void twheel_irq_pushed_wake_nobody(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_irq(test);
+	struct ctx_records *r = ctx_recs(test);
+	int seq;
+	u64 a, b;
+
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, 10 * MS, 0, CLOCK_MONOTONIC,
+				      &a), 0);
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 2, 10 * MS, 0, CLOCK_MONOTONIC,
+				      &b), 0);
+	store(ctx, a, TWHEEL_TABLE_DEADLINE(a, 30));
+	store(ctx, b, TWHEEL_TABLE_DEADLINE(b, 30));
+	seq = fire_seq(ctx);
+	KUNIT_EXPECT_TRUE(test, irq_at(ctx, 10 * MS));
+	KUNIT_EXPECT_EQ(test, fire_seq(ctx), seq);
+	KUNIT_EXPECT_EQ(test, mono(ctx)->wheel.clk, 10ULL);
+	/* Armed for the new deadline, as the update would arm it. */
+	KUNIT_EXPECT_EQ(test, mono(ctx)->armed, 30ULL);
+	KUNIT_EXPECT_EQ(test, ctx_query(ctx, a).expires_ns, 30 * MS);
+	KUNIT_EXPECT_EQ(test, ctx_query(ctx, b).expires_ns, 30 * MS);
+	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 2ULL);
+	/* The update in the task finds nothing to do (manual time 20). */
+	ctx_advance(test, ctx, 20 * MS);
+	KUNIT_EXPECT_FALSE(test, twheel_ctx_readable(ctx));
+	/* Nothing due: the callback again wakes nobody. */
+	seq = fire_seq(ctx);
+	KUNIT_EXPECT_TRUE(test, irq_at(ctx, 25 * MS));
+	KUNIT_EXPECT_EQ(test, fire_seq(ctx), seq);
+	/* Never early, never twice, in order (manual time: 29, then 30). */
+	ctx_advance(test, ctx, 9 * MS);
+	KUNIT_EXPECT_FALSE(test, twheel_ctx_readable(ctx));
+	ctx_advance(test, ctx, MS);
+	KUNIT_ASSERT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, r), 2L);
+	KUNIT_EXPECT_EQ(test, r->ev[0].id, a);
+	KUNIT_EXPECT_EQ(test, r->ev[1].id, b);
+	KUNIT_EXPECT_EQ(test, r->ev[0].time_ns, 30 * MS);
+	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 0ULL);
+	twheel_ctx_destroy(ctx);
+}
+
+/* The timers that really expire come first in line, in their order. */
+static void twheel_irq_expiry_falls_back(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_irq(test);
+	struct ctx_records *r = ctx_recs(test);
+	struct twheel_info info = { };
+	u64 a, b, c, d;
+	int seq;
+
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, 10 * MS, 0, CLOCK_MONOTONIC,
+				      &a), 0);
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 2, 10 * MS, 0, CLOCK_MONOTONIC,
+				      &b), 0);
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 3, 10 * MS, 0, CLOCK_MONOTONIC,
+				      &c), 0);
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 4, 10 * MS, 0, CLOCK_MONOTONIC,
+				      &d), 0);
+	store(ctx, b, TWHEEL_TABLE_DEADLINE(b, 30));
+	store(ctx, d, TWHEEL_TABLE_CANCELLED(d));
+	seq = fire_seq(ctx);
+	/* The callback itself does not wake: its caller does. */
+	KUNIT_EXPECT_FALSE(test, irq_at(ctx, 10 * MS));
+	KUNIT_EXPECT_EQ(test, fire_seq(ctx), seq);
+	KUNIT_EXPECT_EQ(test, ctx_query(ctx, b).expires_ns, 30 * MS);
+	twheel_ctx_info(ctx, &info);
+	KUNIT_EXPECT_EQ(test, info.cancelled, 0ULL);
+	ctx_advance(test, ctx, 10 * MS);
+	KUNIT_ASSERT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, r), 2L);
+	KUNIT_EXPECT_EQ(test, r->ev[0].id, a);
+	KUNIT_EXPECT_EQ(test, r->ev[1].id, c);
+	KUNIT_EXPECT_EQ(test, r->ev[0].time_ns, 10 * MS);
+	twheel_ctx_info(ctx, &info);
+	KUNIT_EXPECT_EQ(test, info.cancelled, 1ULL);
+	KUNIT_EXPECT_EQ(test, info.timers, 1ULL);
+	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, d, NULL), -ENOENT);
+	/* Manual time 30. */
+	ctx_advance(test, ctx, 20 * MS);
+	r->n = 0;
+	KUNIT_ASSERT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, r), 1L);
+	KUNIT_EXPECT_EQ(test, r->ev[0].id, b);
+	twheel_ctx_info(ctx, &info);
+	KUNIT_EXPECT_EQ(test, info.cancelled, 1ULL);
+	twheel_ctx_destroy(ctx);
+}
+
+/*
+ * More than TWHEEL_IRQ_BUDGET entries due: one callback moves the budget,
+ * the next goes on; one that finds a real expiry falls back, and the
+ * task's update hands it back after the pushed ones were put back.
+ */
+static void twheel_irq_budget(struct kunit *test)
+{
+	const u32 n = TWHEEL_IRQ_BUDGET + 8;
+	struct twheel_ctx *ctx = ctx_irq(test);
+	struct ctx_records *r = ctx_recs(test);
+	u64 *id = kunit_kcalloc(test, n, sizeof(*id), GFP_KERNEL);
+	int seq;
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, id);
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_EQ(test, ctx_add(ctx, i, 10 * MS, 0,
+					      CLOCK_MONOTONIC, &id[i]), 0);
+		store(ctx, id[i], TWHEEL_TABLE_DEADLINE(id[i], 30));
+	}
+	seq = fire_seq(ctx);
+	KUNIT_EXPECT_TRUE(test, irq_at(ctx, 10 * MS));
+	KUNIT_EXPECT_EQ(test, fire_seq(ctx), seq);
+	KUNIT_EXPECT_EQ(test, ctx_query(ctx, id[TWHEEL_IRQ_BUDGET - 1])
+			      .expires_ns, 30 * MS);
+	/* Not moved yet: the next callback's work. */
+	KUNIT_EXPECT_EQ(test, ctx_query(ctx, id[TWHEEL_IRQ_BUDGET])
+			      .expires_ns, 10 * MS);
+	KUNIT_EXPECT_EQ(test, mono(ctx)->armed, 10ULL);
+	/* The last one really expires. */
+	store(ctx, id[n - 1], 0);
+	KUNIT_EXPECT_FALSE(test, irq_at(ctx, 10 * MS));
+	KUNIT_EXPECT_EQ(test, ctx_query(ctx, id[n - 2]).expires_ns, 30 * MS);
+	ctx_advance(test, ctx, 10 * MS);
+	KUNIT_ASSERT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, r), 1L);
+	KUNIT_EXPECT_EQ(test, r->ev[0].id, id[n - 1]);
+	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), (u64)n - 1);
+	twheel_ctx_destroy(ctx);
+}
+
+/* A pushed deadline in a level the wheel lacks: the task allocates it. */
+static void twheel_irq_missing_level(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_irq(test);
+	int seq;
+	u64 a;
+
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, 10 * MS, 0, CLOCK_MONOTONIC,
+				      &a), 0);
+	KUNIT_EXPECT_NULL(test, mono(ctx)->wheel.lvl[2]);
+	store(ctx, a, TWHEEL_TABLE_DEADLINE(a, 100000));
+	seq = fire_seq(ctx);
+	KUNIT_EXPECT_FALSE(test, irq_at(ctx, 10 * MS));
+	KUNIT_EXPECT_EQ(test, fire_seq(ctx), seq);
+	KUNIT_EXPECT_EQ(test, ctx_query(ctx, a).expires_ns, 10 * MS);
+	ctx_advance(test, ctx, 10 * MS);
+	KUNIT_EXPECT_FALSE(test, twheel_ctx_readable(ctx));
+	KUNIT_EXPECT_EQ(test, ctx_query(ctx, a).expires_ns, 100000 * MS);
+	KUNIT_EXPECT_NOT_NULL(test, mono(ctx)->wheel.lvl[2]);
+	twheel_ctx_destroy(ctx);
+}
+
+/* Past TWHEEL_IRQ_RATE entries in a second, a user's callbacks wake. */
+static void twheel_irq_rate(struct kunit *test)
+{
+	struct twheel_user *u = twheel_user_open();
+	struct twheel_ctx *ctx;
+	unsigned long sec, end;
+	int tries = 3;
+	bool first;
+	u64 a;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(u));
+	do {
+		ctx = ctx_irq(test);
+		KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, 10 * MS, 0,
+					      CLOCK_MONOTONIC, &a), 0);
+		store(ctx, a, TWHEEL_TABLE_DEADLINE(a, 30));
+		twheel_ctx_timers(ctx)->user = u;
+		end = jiffies;
+		sec = end / HZ;
+		KUNIT_EXPECT_LE(test, twheel_user_irq_budget(u, 8), 8U);
+		twheel_user_irq_charge(u, TWHEEL_IRQ_RATE);
+		KUNIT_EXPECT_EQ(test, twheel_user_irq_budget(u, 8), 0U);
+		first = irq_at(ctx, 10 * MS);
+		twheel_ctx_timers(ctx)->user = NULL;
+		twheel_ctx_destroy(ctx);
+		end = jiffies;
+	} while (sec != end / HZ && --tries);
+	KUNIT_EXPECT_FALSE(test, first);
+	/* The next second brings a new budget. */
+	msleep(1100);
+	KUNIT_EXPECT_EQ(test, twheel_user_irq_budget(u, 8), 8U);
+	twheel_user_close(u, 0);
+}
+
+static struct kunit_case twheel_irq_cases[] = {
+	KUNIT_CASE(twheel_irq_pushed_wake_nobody),
+	KUNIT_CASE(twheel_irq_expiry_falls_back),
+	KUNIT_CASE(twheel_irq_budget),
+	KUNIT_CASE(twheel_irq_missing_level),
+	KUNIT_CASE(twheel_irq_rate),
+	{}
+};
+
+static struct kunit_suite twheel_irq_suite = {
+	.name = "twheel_irq",
+	.test_cases = twheel_irq_cases,
+};
+
+kunit_test_suite(twheel_irq_suite);
