@@ -170,6 +170,7 @@ void twheel_wheel_init(struct twheel_wheel *w, u64 now)
 	w->count = 0;
 	INIT_LIST_HEAD(&w->due);
 	INIT_LIST_HEAD(&w->cascade);
+	INIT_LIST_HEAD(&w->parked);
 	w->casc_shift = 0;
 	for (lvl = 0; lvl < TWHEEL_LEVELS; lvl++) {
 		w->pending[lvl] = 0;
@@ -260,7 +261,8 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_remove);
  *
  * Return: the clock if entries are due or an advance is unfinished;
  * otherwise the event tick of the earliest non-empty slot, that is the
- * tick at which the clock reaches it; TWHEEL_NEVER if the wheel is empty.
+ * tick at which the clock reaches it; TWHEEL_NEVER if the wheel holds
+ * no entry but parked ones (twheel_wheel_park()).
  * The result is a lower bound of the earliest deadline held, never after
  * it: it is exact when that slot is at level 0; for a slot of level L >= 1
  * it is the earliest deadline with its 6 * L low bits cleared, the tick at
@@ -268,7 +270,7 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_remove);
  * then hand nothing back; calling this again after that advance gives a
  * later, finer bound. Since U64_MAX is also a valid tick (a deadline of
  * U64_MAX at level 0, or due entries with the clock at U64_MAX), use
- * twheel_wheel_empty() to tell "never" apart.
+ * twheel_wheel_idle() to tell "never" apart.
  */
 u64 twheel_wheel_next(const struct twheel_wheel *w)
 {
@@ -283,6 +285,23 @@ u64 twheel_wheel_next(const struct twheel_wheel *w)
 	return twheel_event(w->clk, lvl, __ffs64(w->pending[lvl]));
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_next);
+
+/**
+ * twheel_wheel_idle() - does the wheel have no event to come?
+ * @w: the wheel
+ *
+ * O(TWHEEL_LEVELS).
+ *
+ * Return: true when no entry is in a slot, due or cascading: the wheel is
+ * empty or holds parked entries only, and twheel_wheel_next() is
+ * TWHEEL_NEVER because nothing will ever be handed back.
+ */
+bool twheel_wheel_idle(const struct twheel_wheel *w)
+{
+	return list_empty(&w->due) && list_empty(&w->cascade) &&
+	       twheel_first_level(w) == TWHEEL_LEVELS;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_idle);
 
 /**
  * twheel_wheel_behind() - would an advance to @now move or hand back entries?
@@ -302,7 +321,7 @@ bool twheel_wheel_behind(const struct twheel_wheel *w, u64 now)
 	/* Due entries go back whatever @now, even one below the clock. */
 	if (!list_empty(&w->due) || !list_empty(&w->cascade))
 		return true;
-	return !twheel_wheel_empty(w) && twheel_wheel_next(w) <= now;
+	return !twheel_wheel_idle(w) && twheel_wheel_next(w) <= now;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_behind);
 
@@ -538,11 +557,54 @@ u64 twheel_wheel_take_all(struct twheel_wheel *w, u64 now,
 	}
 	list_splice_tail_init(&w->cascade, all);
 	list_splice_tail_init(&w->due, all);
+	list_splice_tail_init(&w->parked, all);
 	w->count = 0;
 	w->clk = now;
 	return n;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_take_all);
+
+/**
+ * twheel_wheel_park() - hold a handed-back entry aside
+ * @w: the wheel that handed @e back
+ * @e: the entry, just handed back, on no list of the caller's
+ *
+ * For an entry the caller has decided about but cannot finish where it
+ * is (in an interrupt, an entry whose owner ends in a task): the wheel
+ * holds it again, counted, so that twheel_wheel_remove() takes it as any
+ * other, but in no slot and with no event: twheel_wheel_next() does not
+ * see it, and no advance hands it back. twheel_wheel_take_parked() gives
+ * the parked entries back, in the order parked; twheel_wheel_take_all()
+ * takes them with the rest. O(1).
+ */
+void twheel_wheel_park(struct twheel_wheel *w, struct twheel_entry *e)
+{
+	w->count++;
+	list_add_tail(&e->node, &w->parked);
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_park);
+
+/**
+ * twheel_wheel_take_parked() - give the parked entries back
+ * @w: the wheel
+ * @list: the caller's list; the parked entries are appended, in order
+ *
+ * O(entries taken), to count them.
+ *
+ * Return: how many were appended.
+ */
+u64 twheel_wheel_take_parked(struct twheel_wheel *w, struct list_head *list)
+{
+	struct list_head *pos;
+	u64 n = 0;
+
+	list_for_each(pos, &w->parked)
+		n++;
+	w->count -= n;
+	list_splice_tail_init(&w->parked, list);
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_take_parked);
 
 /**
  * twheel_wheel_level_missing() - the level an unfinished advance waits for

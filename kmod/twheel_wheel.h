@@ -89,11 +89,14 @@ struct twheel_level {
 /**
  * struct twheel_wheel - a hierarchical timing wheel
  * @clk: the wheel's current tick; only moves forward, by an advance
- * @count: number of entries held (in slots, due or cascading)
+ * @count: number of entries held (in slots, due, cascading or parked)
  * @due: entries added with a deadline at or before @clk, in insertion
  *       order; handed back by the next advance
  * @cascade: while an advance is unfinished: the entries of the slot being
  *           cascaded (its event tick is @clk) not yet moved, in order
+ * @parked: entries handed back and set aside by the caller
+ *          (twheel_wheel_park()): still held and counted, in no slot, no
+ *          event of the wheel's; twheel_wheel_take_parked() takes them
  * @casc_shift: while @cascade is not empty: 6 * that slot's level; an
  *              entry belongs to it iff (expires >> @casc_shift) equals
  *              (@clk >> @casc_shift)
@@ -106,6 +109,7 @@ struct twheel_wheel {
 	u64 count;
 	struct list_head due;
 	struct list_head cascade;
+	struct list_head parked;
 	unsigned int casc_shift;
 	u64 pending[TWHEEL_LEVELS];
 	struct twheel_level *lvl[TWHEEL_LEVELS];
@@ -121,9 +125,12 @@ void twheel_wheel_unhand(struct twheel_wheel *w, struct list_head *list,
 			 u64 n);
 bool twheel_wheel_behind(const struct twheel_wheel *w, u64 now);
 u64 twheel_wheel_next(const struct twheel_wheel *w);
+bool twheel_wheel_idle(const struct twheel_wheel *w);
 bool twheel_wheel_holds(const struct twheel_wheel *w, u64 expires);
 u64 twheel_wheel_take_all(struct twheel_wheel *w, u64 now,
 			  struct list_head *all);
+void twheel_wheel_park(struct twheel_wheel *w, struct twheel_entry *e);
+u64 twheel_wheel_take_parked(struct twheel_wheel *w, struct list_head *list);
 int twheel_wheel_level_missing(const struct twheel_wheel *w);
 void twheel_wheel_give_level(struct twheel_wheel *w, unsigned int lvl,
 			     struct twheel_level *l);
@@ -189,7 +196,8 @@ static inline u64 twheel_wheel_advance(struct twheel_wheel *w, u64 now,
  * twheel_wheel_empty() - does the wheel hold no entry?
  * @w: the wheel
  *
- * Return: true when no entry is held (neither in a slot nor due).
+ * Return: true when no entry is held (neither in a slot, nor due, nor
+ * parked).
  */
 static inline bool twheel_wheel_empty(const struct twheel_wheel *w)
 {

@@ -6,12 +6,14 @@
  * its first byte picks the number of objects (1..64, few, so that ids,
  * deadlines and slots collide), the rest is consumed by the same generators
  * the seeded random test uses (operation, id, deadline kind and value,
- * advance target, restart clock, and when levels are taken back or an
- * advance is left waiting for a level), until it runs dry. Every operation
- * is checked against the reference model, the layout every 16 operations,
- * and at the end everything left is handed back with advance(U64_MAX) and
- * every level, empty, taken back (LeakSanitizer then sees any level the
- * driver failed to free). Any mismatch aborts, printing what differed.
+ * advance target, restart clock, when levels are taken back or an advance
+ * is left waiting for a level, and which of the entries an advance hands
+ * back are parked), until it runs dry. Every operation is checked against
+ * the reference model, the layout every 16 operations, and at the end
+ * everything left is handed back with advance(U64_MAX), the parked entries
+ * are taken back, and every level, empty, is taken back (LeakSanitizer
+ * then sees any level the driver failed to free). Any mismatch aborts,
+ * printing what differed.
  *
  * Build: clang -fsanitize=fuzzer,address,undefined (see wheel.mk).
  */
@@ -38,6 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r->pos = 0;
 	r->layout_every = 16;
 	wref_random_levels(r);
+	r->parking = true;
 	wref_reset(r, wref_gen_start(r));
 	r->scale = 1 + wref_below(r, 40);
 	while (!wref_dry(r) && !r->failed)

@@ -35,6 +35,16 @@
  * nothing of levels: whatever levels come and go, the wheel must hand back
  * exactly what and when the model says.
  *
+ * Parking. In random runs the driver, as a caller that cannot finish some
+ * of what an advance handed back, parks a random subset of it with
+ * twheel_wheel_park() (wref_park()). The model keeps a parked entry live
+ * but out of ord[], in park[], in parking order: it is counted and
+ * removable (wref_remove()), but never due, so next() must not see it and
+ * no advance may hand it back; twheel_wheel_idle() must be true exactly
+ * when every live entry is parked. twheel_wheel_take_parked()
+ * (wref_take_parked()) must give back exactly park[], in order, and
+ * twheel_wheel_take_all() must list the parked entries last, in order.
+ *
  * Randomness comes from a seeded PRNG or, for the fuzzer, from the fuzz
  * input itself, so both explore operation sequences through the same
  * generators.
@@ -73,13 +83,17 @@ struct wref_obj {
 				 * its list or ring (wref_check_layout()) */
 	u32 tag;		/* scratch: WREF_TAG_* or WREF_TAG_SLOT + ring */
 	u64 mark;		/* scratch: the layout check that last saw it */
-	bool live;
+	u64 handed;		/* the epoch (wref.epoch) of the advance that
+				 * handed it back, 0 once added or parked */
+	bool live;		/* held by the wheel: in ord[] or park[] */
+	bool parked;		/* live, parked: in park[], not in ord[] */
 };
 
 /* Where wref_check_layout() found an entry (wref_obj.tag). */
 #define WREF_TAG_DUE		0
 #define WREF_TAG_CASCADE	1
-#define WREF_TAG_SLOT		2	/* + lvl * TWHEEL_SLOTS + slot */
+#define WREF_TAG_PARKED		2
+#define WREF_TAG_SLOT		3	/* + lvl * TWHEEL_SLOTS + slot */
 
 /* When the driver takes empty levels back (wref_churn()). */
 enum {
@@ -111,6 +125,11 @@ struct wref_stats {
 	u64 taken;		/* levels taken back empty */
 	u64 take_alls;
 	u64 holds;
+	u64 parks;		/* entries parked */
+	u64 parked_removes;	/* parked entries removed */
+	u64 take_parkeds;	/* take_parked() calls */
+	u64 took_parked;	/* entries they gave back */
+	u32 max_parked;
 	u64 max_handed;		/* most entries handed back by one advance */
 	u64 live_sum;		/* sum over advances of the live count */
 	u32 max_live;
@@ -119,9 +138,12 @@ struct wref_stats {
 struct wref {
 	struct twheel_wheel *w;
 	struct wref_obj *obj;
-	u32 *ord;		/* live ids, sorted by (eff, seq) */
+	u32 *ord;		/* live ids not parked, sorted by (eff, seq) */
+	u32 *park;		/* parked ids, in parking order */
 	u32 nobj;
-	u32 nlive;
+	u32 nlive;		/* in ord[]: live and not parked */
+	u32 npark;		/* in park[] */
+	u64 epoch;		/* advances, take_alls and restarts so far */
 	u64 clk;		/* the model's clock */
 	u64 seq;
 	bool exact;		/* every hand-back must happen at tick == eff */
@@ -130,6 +152,7 @@ struct wref {
 	u64 last_layout;
 	u8 churn;		/* WREF_CHURN_* */
 	u8 give;		/* WREF_GIVE_* */
+	bool parking;		/* park some of what advances hand back */
 	int waiting;		/* level the last advance was left waiting
 				 * for, or -1 */
 	u64 last_left;		/* budget the last advance left */
@@ -194,6 +217,7 @@ static __maybe_unused void wref_free(struct wref *r)
 	WREF_FREE(r->w);
 	WREF_FREE(r->obj);
 	WREF_FREE(r->ord);
+	WREF_FREE(r->park);
 	WREF_FREE(r);
 }
 
@@ -207,7 +231,8 @@ static __maybe_unused struct wref *wref_alloc(u32 nobj, u64 start)
 	r->w = WREF_ZALLOC(sizeof(*r->w));
 	r->obj = WREF_ZALLOC(sizeof(*r->obj) * (size_t)nobj);
 	r->ord = WREF_ZALLOC(sizeof(*r->ord) * (size_t)nobj);
-	if (!r->w || !r->obj || !r->ord) {
+	r->park = WREF_ZALLOC(sizeof(*r->park) * (size_t)nobj);
+	if (!r->w || !r->obj || !r->ord || !r->park) {
 		wref_free(r);
 		return NULL;
 	}
@@ -325,6 +350,8 @@ static __maybe_unused u32 wref_find(const struct wref *r, u32 id)
  * (plain digit scan, no fls64): the clock if something is due; otherwise
  * the earliest deadline with the digits below its level cleared, its level
  * being the highest 6-bit digit in which it differs from the clock.
+ * Parked entries are not in ord[]: they have no event, and with nothing
+ * but them the answer is TWHEEL_NEVER.
  */
 static __maybe_unused u64 wref_want_next(const struct wref *r)
 {
@@ -347,14 +374,21 @@ static __maybe_unused u64 wref_want_next(const struct wref *r)
 	return d & ~((1ULL << (TWHEEL_LVL_BITS * lvl)) - 1);
 }
 
+/*
+ * The count holds the parked entries too; twheel_wheel_empty() says none
+ * is held at all, twheel_wheel_idle() that none but parked ones is.
+ */
 static __maybe_unused int wref_check_count(struct wref *r)
 {
-	if (r->w->count != r->nlive)
-		return WREF_FAIL(r, "count %llu, model has %u live",
-				 r->w->count, r->nlive);
-	if (twheel_wheel_empty(r->w) != !r->nlive)
-		return WREF_FAIL(r, "twheel_wheel_empty() wrong with %u live",
-				 r->nlive);
+	if (r->w->count != (u64)r->nlive + r->npark)
+		return WREF_FAIL(r, "count %llu, model has %u live + %u parked",
+				 r->w->count, r->nlive, r->npark);
+	if (twheel_wheel_empty(r->w) != !(r->nlive + r->npark))
+		return WREF_FAIL(r, "twheel_wheel_empty() wrong with %u live + %u parked",
+				 r->nlive, r->npark);
+	if (twheel_wheel_idle(r->w) != !r->nlive)
+		return WREF_FAIL(r, "twheel_wheel_idle() = %d with %u live + %u parked",
+				 twheel_wheel_idle(r->w), r->nlive, r->npark);
 	return 0;
 }
 
@@ -375,6 +409,11 @@ static __maybe_unused int wref_check_next(struct wref *r)
 	if (r->nlive && got > r->obj[r->ord[0]].eff)
 		return WREF_FAIL(r, "next() = %llu after earliest deadline %llu",
 				 got, r->obj[r->ord[0]].eff);
+	/* idle() iff nothing but parked entries is held (next() is never). */
+	if (twheel_wheel_idle(r->w) != !r->nlive)
+		return WREF_FAIL(r, "idle() = %d with %u live + %u parked, next() = %llu",
+				 twheel_wheel_idle(r->w), r->nlive, r->npark,
+				 got);
 	return 0;
 }
 
@@ -596,10 +635,16 @@ static __maybe_unused int wref_churn(struct wref *r)
 	return 0;
 }
 
+static inline const char *wref_list_name(u32 tag)
+{
+	return tag == WREF_TAG_DUE ? "due" :
+	       tag == WREF_TAG_CASCADE ? "cascade" : "parked";
+}
+
 /*
- * A list with a head (the due or cascade list) in the layout check:
- * sound links, only the model's entries, each seen once; records their
- * place (@tag, position) for the order check.
+ * A list with a head (the due, cascade or parked list) in the layout
+ * check: sound links, only the model's entries, each seen once; records
+ * their place (@tag, position) for the order checks.
  */
 static __maybe_unused int wref_layout_list(struct wref *r,
 					   const struct list_head *h,
@@ -613,11 +658,10 @@ static __maybe_unused int wref_layout_list(struct wref *r,
 		o = wref_obj_of(r, p);
 		if (!o || i > r->nobj)
 			return WREF_FAIL(r, "%s list holds a foreign node",
-					 tag == WREF_TAG_DUE ? "due" : "cascade");
+					 wref_list_name(tag));
 		if (!p->next || p->next->prev != p || p->prev->next != p)
 			return WREF_FAIL(r, "%s list: links of id %ld broken",
-					 tag == WREF_TAG_DUE ? "due" : "cascade",
-					 (long)(o - r->obj));
+					 wref_list_name(tag), (long)(o - r->obj));
 		if (o->mark == r->st.layouts)
 			return WREF_FAIL(r, "id %ld is in two places",
 					 (long)(o - r->obj));
@@ -657,7 +701,7 @@ static __maybe_unused int wref_layout_ring(struct wref *r, unsigned int lvl,
 			return WREF_FAIL(r, "id %ld is in two places (level %u slot %u)",
 					 (long)(o - r->obj), lvl, slot);
 		o->mark = r->st.layouts;
-		if (o->ent.expires <= w->clk || !o->live ||
+		if (o->ent.expires <= w->clk || !o->live || o->parked ||
 		    wref_level_of(o->ent.expires, w->clk) != lvl ||
 		    ((o->ent.expires >> (TWHEEL_LVL_BITS * lvl)) &
 		     TWHEEL_SLOT_MASK) != slot || o->expires != o->ent.expires)
@@ -685,7 +729,9 @@ static inline u32 wref_tag_rank(u32 tag)
  * lacks has a zero bitmap; a slot's bit is set iff it points at a ring),
  * every ring and list is soundly linked, the counts add up, the entries are
  * the model's live ones, each in one place, ties in insertion order, and
- * level_missing() answers right.
+ * level_missing() answers right. The parked list holds exactly park[], in
+ * order, each with a deadline at or before the clock (so that remove()
+ * finds it in no slot).
  */
 static __maybe_unused int wref_check_layout(struct wref *r)
 {
@@ -705,22 +751,42 @@ static __maybe_unused int wref_check_layout(struct wref *r)
 	if (w->clk != r->clk)
 		return WREF_FAIL(r, "clk %llu, model %llu", w->clk, r->clk);
 	if (wref_layout_list(r, &w->due, WREF_TAG_DUE, &n) ||
-	    wref_layout_list(r, &w->cascade, WREF_TAG_CASCADE, &n))
+	    wref_layout_list(r, &w->cascade, WREF_TAG_CASCADE, &n) ||
+	    wref_layout_list(r, &w->parked, WREF_TAG_PARKED, &n))
 		return -1;
 	list_for_each_entry(e, &w->due, node) {
 		o = container_of(e, struct wref_obj, ent);
-		if (e->expires > w->clk || !o->live || o->eff != w->clk)
+		if (e->expires > w->clk || !o->live || o->parked ||
+		    o->eff != w->clk)
 			return WREF_FAIL(r, "due entry %ld expires %llu clk %llu",
 					 (long)(o - r->obj), e->expires, w->clk);
 	}
 	list_for_each_entry(e, &w->cascade, node) {
 		o = container_of(e, struct wref_obj, ent);
-		if (e->expires < w->clk || !o->live ||
+		if (e->expires < w->clk || !o->live || o->parked ||
 		    (e->expires >> w->casc_shift) != (w->clk >> w->casc_shift))
 			return WREF_FAIL(r, "cascading entry %ld expires %llu clk %llu shift %u",
 					 (long)(o - r->obj), e->expires, w->clk,
 					 w->casc_shift);
 	}
+	i = 0;
+	list_for_each_entry(e, &w->parked, node) {
+		o = container_of(e, struct wref_obj, ent);
+		if (i >= r->npark || o != &r->obj[r->park[i]])
+			return WREF_FAIL(r, "parked #%u is id %ld, want id %ld (%u parked)",
+					 i, (long)(o - r->obj),
+					 i < r->npark ? (long)r->park[i] : -1L,
+					 r->npark);
+		if (!o->live || !o->parked || e->expires > w->clk ||
+		    e->expires != o->expires)
+			return WREF_FAIL(r, "parked entry %ld expires %llu (asked %llu) clk %llu",
+					 (long)(o - r->obj), e->expires,
+					 o->expires, w->clk);
+		i++;
+	}
+	if (i != r->npark)
+		return WREF_FAIL(r, "parked list holds %u, model %u", i,
+				 r->npark);
 	for (lvl = 0; lvl < TWHEEL_LEVELS; lvl++) {
 		if (!w->lvl[lvl]) {
 			if (w->pending[lvl])
@@ -740,9 +806,9 @@ static __maybe_unused int wref_check_layout(struct wref *r)
 				return -1;
 		}
 	}
-	if (n != w->count || n != r->nlive)
-		return WREF_FAIL(r, "layout holds %llu, count %llu, model %u",
-				 n, w->count, r->nlive);
+	if (n != w->count || n != (u64)r->nlive + r->npark)
+		return WREF_FAIL(r, "layout holds %llu, count %llu, model %u + %u parked",
+				 n, w->count, r->nlive, r->npark);
 	/*
 	 * Ties in insertion order. ord[] is sorted by (eff, seq); live
 	 * entries of one eff after the clock share their deadline, hence
@@ -893,6 +959,7 @@ static __maybe_unused int wref_add(struct wref *r, u32 id, u64 expires)
 	o->eff = wref_max(expires, r->clk);
 	o->seq = r->seq++;
 	o->live = true;
+	o->handed = 0;
 	at = wref_count_le(r, o->eff);	/* behind every equal deadline */
 	memmove(&r->ord[at + 1], &r->ord[at],
 		sizeof(*r->ord) * (r->nlive - at));
@@ -927,11 +994,17 @@ static __maybe_unused int wref_add(struct wref *r, u32 id, u64 expires)
 	return wref_check_count(r);
 }
 
+/*
+ * Remove a live entry, parked or not. A parked one (its deadline is at or
+ * before the clock: in no slot) leaves park[] and the parked list, which
+ * must close over it; the count must drop by one either way.
+ */
 static __maybe_unused int wref_remove(struct wref *r, u32 id)
 {
 	struct wref_obj *o = &r->obj[id];
-	struct list_head **sp, *before, *next;
+	struct list_head **sp, *before, *next, *prev;
 	unsigned int lvl, slot;
+	bool parked = o->parked;
 	u32 at;
 
 	if (r->failed)		/* the wheel may be broken: leave it */
@@ -939,12 +1012,24 @@ static __maybe_unused int wref_remove(struct wref *r, u32 id)
 
 	if (!o->live)
 		return WREF_FAIL(r, "driver bug: remove of idle %u", id);
-	at = wref_find(r, id);
-	if (at >= r->nlive || r->ord[at] != id)
-		return WREF_FAIL(r, "model bug: %u not found", id);
-	memmove(&r->ord[at], &r->ord[at + 1],
-		sizeof(*r->ord) * (r->nlive - at - 1));
-	r->nlive--;
+	if (parked) {
+		for (at = 0; at < r->npark && r->park[at] != id; at++)
+			;
+		if (at >= r->npark)
+			return WREF_FAIL(r, "model bug: parked %u not found", id);
+		memmove(&r->park[at], &r->park[at + 1],
+			sizeof(*r->park) * (r->npark - at - 1));
+		r->npark--;
+		o->parked = false;
+		r->st.parked_removes++;
+	} else {
+		at = wref_find(r, id);
+		if (at >= r->nlive || r->ord[at] != id)
+			return WREF_FAIL(r, "model bug: %u not found", id);
+		memmove(&r->ord[at], &r->ord[at + 1],
+			sizeof(*r->ord) * (r->nlive - at - 1));
+		r->nlive--;
+	}
 	o->live = false;
 	r->st.removes++;
 	r->st.ops++;
@@ -952,12 +1037,148 @@ static __maybe_unused int wref_remove(struct wref *r, u32 id)
 	sp = wref_slot_of(r->w, o->expires, &lvl, &slot);
 	before = sp ? *sp : NULL;
 	next = o->ent.node.next;
+	prev = o->ent.node.prev;
 	twheel_wheel_remove(r->w, &o->ent);
 	if (!list_empty(&o->ent.node))
 		return WREF_FAIL(r, "remove(%u) left the node linked", id);
+	if (parked && (o->expires > r->w->clk || prev->next != next ||
+		       next->prev != prev))
+		return WREF_FAIL(r, "remove(%u) of a parked entry (expires %llu, clk %llu): %s",
+				 id, o->expires, r->w->clk,
+				 o->expires > r->w->clk ? "after the clock" :
+				 "the parked list did not close over it");
 	if (wref_check_slot_of(r, o, false, before, next))
 		return -1;
 	return wref_check_count(r);
+}
+
+/*
+ * Park @id, which the last advance handed back (no advance, take_all or
+ * restart since: its epoch is @r->epoch) and which is on no list, with
+ * twheel_wheel_park(). It goes at the parked list's tail; the count grows
+ * by one, the clock and next() stay as they were (a parked entry has no
+ * event) and so does idle(): parking never makes the wheel busy.
+ */
+static __maybe_unused int wref_park(struct wref *r, u32 id)
+{
+	struct wref_obj *o = &r->obj[id];
+	u64 next, clk;
+	bool idle;
+
+	if (r->failed)		/* the wheel may be broken: leave it */
+		return -1;
+
+	if (o->live || !o->handed || o->handed != r->epoch)
+		return WREF_FAIL(r, "driver bug: park of %u, not just handed back",
+				 id);
+	o->live = true;
+	o->parked = true;
+	o->handed = 0;
+	r->park[r->npark++] = id;
+	if (r->npark > r->st.max_parked)
+		r->st.max_parked = r->npark;
+	r->st.parks++;
+	r->st.ops++;
+
+	next = twheel_wheel_next(r->w);
+	idle = twheel_wheel_idle(r->w);
+	clk = r->w->clk;
+	twheel_wheel_park(r->w, &o->ent);
+	if (r->w->parked.prev != &o->ent.node ||
+	    o->ent.node.next != &r->w->parked)
+		return WREF_FAIL(r, "park(%u) did not put it at the parked list's tail",
+				 id);
+	if (twheel_wheel_next(r->w) != next || r->w->clk != clk)
+		return WREF_FAIL(r, "park(%u) moved next() %llu -> %llu, clk %llu -> %llu",
+				 id, next, twheel_wheel_next(r->w), clk,
+				 r->w->clk);
+	if (twheel_wheel_idle(r->w) != idle)
+		return WREF_FAIL(r, "park(%u) changed idle() %d -> %d", id, idle,
+				 !idle);
+	return wref_check_count(r);
+}
+
+/*
+ * twheel_wheel_take_parked(): the list (after a marker node the caller
+ * had there) must hold exactly park[], in parking order; it returns
+ * their number, the count drops by it, the parked list is empty, and the
+ * rest of the wheel (next(), the clock) is untouched.
+ */
+static __maybe_unused int wref_take_parked(struct wref *r)
+{
+	struct list_head got, mark, *p;
+	struct wref_obj *o;
+	u64 n, next, clk;
+	u32 i;
+
+	if (r->failed)		/* the wheel may be broken: leave it */
+		return -1;
+
+	INIT_LIST_HEAD(&got);
+	list_add_tail(&mark, &got);
+	next = twheel_wheel_next(r->w);
+	clk = r->w->clk;
+	n = twheel_wheel_take_parked(r->w, &got);
+	r->st.take_parkeds++;
+	r->st.ops++;
+	if (got.next != &mark)
+		return WREF_FAIL(r, "take_parked() did not append");
+	p = mark.next;
+	for (i = 0; i < r->npark; i++, p = p->next) {
+		if (p == &got)
+			return WREF_FAIL(r, "take_parked() gave %u, want %u",
+					 i, r->npark);
+		o = wref_obj_of(r, p);
+		if (o != &r->obj[r->park[i]])
+			return WREF_FAIL(r, "take_parked(): #%u is id %ld, want id %u",
+					 i, o ? (long)(o - r->obj) : -1L,
+					 r->park[i]);
+		if (p->next->prev != p || p->prev->next != p)
+			return WREF_FAIL(r, "take_parked(): links of id %u broken",
+					 r->park[i]);
+		o->live = false;
+		o->parked = false;
+	}
+	if (p != &got)
+		return WREF_FAIL(r, "take_parked() gave more than the %u parked",
+				 r->npark);
+	if (n != r->npark)
+		return WREF_FAIL(r, "take_parked() returned %llu, %u were parked",
+				 n, r->npark);
+	r->st.took_parked += n;
+	r->npark = 0;
+	if (!list_empty(&r->w->parked))
+		return WREF_FAIL(r, "take_parked() left the parked list not empty");
+	if (twheel_wheel_next(r->w) != next || r->w->clk != clk)
+		return WREF_FAIL(r, "take_parked() changed next() %llu -> %llu or clk %llu -> %llu",
+				 next, twheel_wheel_next(r->w), clk, r->w->clk);
+	return wref_check_count(r);
+}
+
+/*
+ * The caller's side of what an advance just handed back (the entries
+ * after @mark on @got): each leaves the list; in random runs
+ * (@r->parking) a random subset of them is parked, in hand-back order:
+ * none, about half, or all of them.
+ */
+static __maybe_unused int wref_park_some(struct wref *r,
+					 struct list_head *got,
+					 struct list_head *mark)
+{
+	struct twheel_entry *e, *tmp;
+	u32 mode = 0;
+
+	list_del(mark);
+	if (r->parking && !list_empty(got))
+		mode = wref_below(r, 4);
+	list_for_each_entry_safe(e, tmp, got, node) {
+		list_del_init(&e->node);
+		if ((mode == 3 || (mode == 2 && wref_below(r, 2))) &&
+		    wref_park(r, (u32)(container_of(e, struct wref_obj, ent) -
+				      r->obj)))
+			return -1;
+	}
+	return 0;
 }
 
 /*
@@ -977,7 +1198,9 @@ static __maybe_unused int wref_remove(struct wref *r, u32 id)
  * a level must have handed back a prefix of what the model says is due,
  * in order; the model then takes the wheel's clock (the tick of the slot
  * it was working on) as its own, which is the clock later adds are placed
- * against. Afterwards empty levels are taken back per @r->churn.
+ * against. Afterwards the entries handed back leave the list, some of
+ * them parked in random runs (wref_park_some()), and empty levels are
+ * taken back per @r->churn.
  */
 static __maybe_unused int wref_advance_some(struct wref *r, u64 now,
 					    u64 budget)
@@ -997,9 +1220,14 @@ static __maybe_unused int wref_advance_some(struct wref *r, u64 now,
 	list_add_tail(&mark, &got);
 	left = budget;
 	r->waiting = -1;
+	r->epoch++;
 	for (;;) {
 		n += twheel_wheel_advance_some(r->w, now, &got, &left);
 		behind = twheel_wheel_behind(r->w, now);
+		/* Behind needs an event to come: never so when idle. */
+		if (behind && twheel_wheel_idle(r->w))
+			return WREF_FAIL(r, "advance(%llu, %llu) from %llu: behind() yet idle()",
+					 now, budget, r->clk);
 		if (!behind || !left || left > budget)
 			break;
 		/* Stopped with budget left: only for a level it lacks. */
@@ -1063,6 +1291,7 @@ static __maybe_unused int wref_advance_some(struct wref *r, u64 now,
 					 "advance(%llu): id %ld (deadline %llu) handed back late",
 					 now, (long)(o - r->obj), o->eff);
 		o->live = false;
+		o->handed = r->epoch;
 	}
 	if (p != &got)
 		return WREF_FAIL(r,
@@ -1088,7 +1317,8 @@ static __maybe_unused int wref_advance_some(struct wref *r, u64 now,
 			return WREF_FAIL(r, "advance(%llu): clk %llu, want %llu",
 					 now, r->w->clk, newclk);
 	}
-	if (wref_check_count(r) || wref_check_bits(r))
+	if (wref_check_count(r) || wref_check_bits(r) ||
+	    wref_park_some(r, &got, &mark))
 		return -1;
 	return wref_churn(r);
 }
@@ -1102,8 +1332,9 @@ static __maybe_unused int wref_advance(struct wref *r, u64 now)
  * The clock goes back (or anywhere): take every entry out with
  * twheel_wheel_take_all() and re-add them in the order given, as a caller
  * whose clock was set back does. The list must hold exactly the live
- * entries, entries of one deadline in their insertion order; the model
- * then re-adds them in that order too.
+ * entries, entries of one deadline in their insertion order, the parked
+ * ones last, in parking order; the model then re-adds them all in that
+ * order too (the parked ones as new entries: the caller takes them back).
  */
 static __maybe_unused int wref_take_all(struct wref *r, u64 now)
 {
@@ -1119,6 +1350,7 @@ static __maybe_unused int wref_take_all(struct wref *r, u64 now)
 	INIT_LIST_HEAD(&all);
 	got = twheel_wheel_take_all(r->w, now, &all);
 	r->st.take_alls++;
+	r->epoch++;
 	list_for_each_entry(e, &all, node) {
 		o = container_of(e, struct wref_obj, ent);
 		if (!o->live || o->expires != e->expires)
@@ -1126,9 +1358,19 @@ static __maybe_unused int wref_take_all(struct wref *r, u64 now)
 					 (long)(o - r->obj));
 		o->pos = n++;
 	}
-	if (n != r->nlive || got != n || r->w->count || r->w->clk != now)
-		return WREF_FAIL(r, "take_all: %u listed, returned %llu, %u live, count %llu",
-				 n, got, r->nlive, r->w->count);
+	if (n != r->nlive + r->npark || got != n || r->w->count ||
+	    r->w->clk != now)
+		return WREF_FAIL(r, "take_all: %u listed, returned %llu, %u+%u parked, count %llu",
+				 n, got, r->nlive, r->npark, r->w->count);
+	/* The parked entries last, in the order parked. */
+	for (i = 0; i < r->npark; i++)
+		if (r->obj[r->park[i]].pos != r->nlive + i)
+			return WREF_FAIL(r, "take_all: parked #%u (id %u) listed #%u, want #%u",
+					 i, r->park[i],
+					 r->obj[r->park[i]].pos, r->nlive + i);
+	if (!list_empty(&r->w->parked) || !list_empty(&r->w->due) ||
+	    !list_empty(&r->w->cascade))
+		return WREF_FAIL(r, "take_all: a parked, due or cascade list not emptied");
 	for (i = 0; i < TWHEEL_LEVELS; i++)
 		for (j = 0; r->w->lvl[i] && j < TWHEEL_SLOTS; j++)
 			if (r->w->lvl[i]->slot[j])
@@ -1164,10 +1406,12 @@ static __maybe_unused int wref_take_all(struct wref *r, u64 now)
 	/* Re-add in list order, as new entries behind one another. */
 	r->clk = now;
 	r->nlive = 0;
+	r->npark = 0;
 	list_for_each_entry_safe(e, tmp, &all, node) {
 		o = container_of(e, struct wref_obj, ent);
 		list_del(&e->node);
 		o->live = false;
+		o->parked = false;
 		if (wref_add(r, (u32)(o - r->obj), o->expires))
 			return -1;
 	}
@@ -1175,9 +1419,9 @@ static __maybe_unused int wref_take_all(struct wref *r, u64 now)
 }
 
 /*
- * Take every live entry out with remove, take every level back (all are
- * empty then) and free it, then restart the wheel at @start: it has no
- * level after twheel_wheel_init().
+ * Take every live entry out with remove (the parked ones too), take every
+ * level back (all are empty then) and free it, then restart the wheel at
+ * @start: it has no level after twheel_wheel_init().
  */
 static __maybe_unused int wref_reset(struct wref *r, u64 start)
 {
@@ -1185,14 +1429,17 @@ static __maybe_unused int wref_reset(struct wref *r, u64 start)
 
 	while (r->nlive && !r->failed)
 		wref_remove(r, r->ord[r->nlive / 2]);
+	while (r->npark && !r->failed)
+		wref_remove(r, r->park[r->npark / 2]);
 	if (r->failed)
 		return -1;
 	for (lvl = 0; lvl < TWHEEL_LEVELS; lvl++)
 		if (r->w->pending[lvl])
 			return WREF_FAIL(r, "empty wheel has level %u bitmap %llx",
 					 lvl, r->w->pending[lvl]);
-	if (!list_empty(&r->w->due) || !list_empty(&r->w->cascade))
-		return WREF_FAIL(r, "empty wheel has due or cascading entries");
+	if (!list_empty(&r->w->due) || !list_empty(&r->w->cascade) ||
+	    !list_empty(&r->w->parked))
+		return WREF_FAIL(r, "empty wheel has due, cascading or parked entries");
 	if (wref_take_levels(r, TWHEEL_LEVELS + 1))
 		return -1;
 	for (lvl = 0; lvl < TWHEEL_LEVELS; lvl++)
@@ -1204,6 +1451,7 @@ static __maybe_unused int wref_reset(struct wref *r, u64 start)
 			return WREF_FAIL(r, "init() left level %u", lvl);
 	r->clk = start;
 	r->waiting = -1;
+	r->epoch++;
 	r->st.resets++;
 	return 0;
 }
@@ -1417,8 +1665,14 @@ static __maybe_unused int wref_step(struct wref *r)
 		else	/* a caller that bounds its work per lock hold */
 			wref_advance_some(r, wref_gen_now(r),
 					  1 + wref_below(r, 64));
-	} else if (c < 96) {
+	} else if (c < 94) {
 		wref_check_next(r);
+	} else if (c < 96) {
+		/* parked entries: one removed, or all taken back */
+		if (r->npark && wref_below(r, 2))
+			wref_remove(r, r->park[wref_below(r, r->npark)]);
+		else
+			wref_take_parked(r);
 	} else if (c < 99) {
 		wref_check_holds(r);
 	} else if (r->clk > U64_MAX - (1ULL << (r->scale + 12)) ?
@@ -1448,7 +1702,11 @@ static __maybe_unused int wref_step(struct wref *r)
 	return r->failed ? -1 : 0;
 }
 
-/* Hand back everything that is left, then check the wheel is empty. */
+/*
+ * Hand back everything that is left (parked entries stay parked, and
+ * more may be parked), take the parked ones back, then check the wheel
+ * is empty.
+ */
 static __maybe_unused int wref_finish(struct wref *r)
 {
 	r->give = WREF_GIVE_ALWAYS;	/* advance(U64_MAX) must finish */
@@ -1461,8 +1719,16 @@ static __maybe_unused int wref_finish(struct wref *r)
 			  r->nlive);
 	if (!r->failed)
 		wref_check_next(r);
+	if (!r->failed)
+		wref_take_parked(r);
 	if (!r->failed && r->w->count)
 		WREF_FAIL(r, "count %llu after advance(U64_MAX)", r->w->count);
+	if (!r->failed && (!twheel_wheel_empty(r->w) ||
+			   !twheel_wheel_idle(r->w) ||
+			   twheel_wheel_next(r->w) != TWHEEL_NEVER))
+		WREF_FAIL(r, "after take_parked(): empty() %d, idle() %d, next() %llu",
+			  twheel_wheel_empty(r->w), twheel_wheel_idle(r->w),
+			  twheel_wheel_next(r->w));
 	/* Every level is empty: all of them come back. */
 	if (!r->failed && !wref_take_levels(r, TWHEEL_LEVELS + 1)) {
 		unsigned int lvl;
@@ -1487,11 +1753,13 @@ static __maybe_unused void wref_random_levels(struct wref *r)
 
 /*
  * The seeded random differential test: @nops operations from seed @seed,
- * starting at a clock drawn from the seed too.
+ * starting at a clock drawn from the seed too, parking some of what the
+ * advances hand back.
  */
 static __maybe_unused int wref_run(struct wref *r, u64 seed, u64 nops)
 {
 	wref_random_levels(r);
+	r->parking = true;
 	r->buf = NULL;
 	r->rng = seed;
 	if (wref_reset(r, wref_gen_start(r)))
@@ -2273,6 +2541,80 @@ static __maybe_unused int wref_case_levels(struct wref *r)
 	return r->failed ? -1 : 0;
 }
 
+/*
+ * Parking: entries an advance handed back, parked (twheel_wheel_park()),
+ * are held (counted, removable) but have no event. With nothing else
+ * held, next() is TWHEEL_NEVER, idle() is true and behind() false
+ * whatever @now, and an advance hands nothing back; a remove takes one
+ * from the middle of the parked list; take_parked() gives back the rest,
+ * in parking order, and leaves the wheel empty. Then take_all() lists
+ * parked entries last, in parking order.
+ */
+static __maybe_unused int wref_case_park(struct wref *r)
+{
+	static const u64 nows[] = { 0, 1003, 1004, 1ULL << 40, U64_MAX };
+	unsigned int i;
+
+	if (wref_reset(r, 1000))
+		return -1;
+	wref_add(r, 0, 1003);
+	wref_add(r, 1, 1001);
+	wref_add(r, 2, 1003);
+	wref_add(r, 3, 999);			/* due */
+	wref_add(r, 4, 1000 + 3 * 4096);	/* level 2: stays */
+	wref_advance(r, 1003);			/* hands back 3, 1, 0, 2 */
+	if (r->failed)
+		return -1;
+	/* Parked in the caller's order, 2, 3, 0; 1 is not parked. */
+	wref_park(r, 2);
+	wref_park(r, 3);
+	wref_park(r, 0);
+	/* next() is id 4's slot's: the parked ones do not make it earlier. */
+	if (wref_check_layout(r) || wref_check_next(r))
+		return -1;
+	if (twheel_wheel_idle(r->w) || r->w->count != 4)
+		return WREF_FAIL(r, "3 parked, 1 in a slot: idle() %d, count %llu",
+				 twheel_wheel_idle(r->w), r->w->count);
+
+	wref_remove(r, 4);			/* nothing but parked left */
+	if (r->failed)
+		return -1;
+	if (twheel_wheel_next(r->w) != TWHEEL_NEVER ||
+	    !twheel_wheel_idle(r->w) || twheel_wheel_empty(r->w) ||
+	    r->w->count != 3)
+		return WREF_FAIL(r, "parked only: next() %llu, idle() %d, empty() %d, count %llu",
+				 twheel_wheel_next(r->w), twheel_wheel_idle(r->w),
+				 twheel_wheel_empty(r->w), r->w->count);
+	for (i = 0; i < ARRAY_SIZE(nows); i++)
+		if (twheel_wheel_behind(r->w, nows[i]))
+			return WREF_FAIL(r, "parked only: behind(%llu) true",
+					 nows[i]);
+	wref_advance(r, 1ULL << 40);		/* hands nothing back */
+	wref_remove(r, 3);			/* the middle parked one */
+	if (wref_check_layout(r))
+		return -1;
+	wref_take_parked(r);			/* 2, then 0 */
+	if (r->failed)
+		return -1;
+	if (r->w->count || !twheel_wheel_empty(r->w) ||
+	    !twheel_wheel_idle(r->w) ||
+	    twheel_wheel_next(r->w) != TWHEEL_NEVER)
+		return WREF_FAIL(r, "taken back: count %llu, empty() %d, idle() %d, next() %llu",
+				 r->w->count, twheel_wheel_empty(r->w),
+				 twheel_wheel_idle(r->w),
+				 twheel_wheel_next(r->w));
+
+	/* take_all(): the one in a slot, then the parked ones, 1 and 0. */
+	wref_add(r, 0, r->clk + 1);
+	wref_add(r, 1, r->clk + 1);
+	wref_add(r, 2, r->clk + 100000);
+	wref_advance(r, r->clk + 1);		/* hands back 0, 1 */
+	wref_park(r, 1);
+	wref_park(r, 0);
+	wref_take_all(r, 5);
+	return r->failed ? -1 : wref_finish(r);
+}
+
 /* A short random run, as a directed case (the long one is separate). */
 static __maybe_unused int wref_case_random_short(struct wref *r)
 {
@@ -2329,6 +2671,7 @@ static const struct wref_case wref_cases[] __maybe_unused = {
 	{ "level_stop_mid_cascade", wref_case_level_stop },
 	{ "remove_ring", wref_case_remove_ring },
 	{ "levels_come_and_go", wref_case_levels },
+	{ "park", wref_case_park },
 	{ "level_boundaries_levels_kept", wref_case_boundaries_kept },
 	{ "remove_every_level_levels_kept", wref_case_remove_kept },
 	{ "budget_levels_kept", wref_case_budget_kept },
