@@ -526,7 +526,7 @@ void twheel_base_add(struct twheel_base *base, struct twheel_entry *e,
 
 /**
  * __twheel_base_arm() - arm the hrtimer for the wheel's next event, or
- *                       stop it when the wheel is empty
+ *                       stop it when the wheel has none
  * @base: the base, whose lock is held
  *
  * base->armed is TWHEEL_NEVER while stopped: no tick of ours reaches it,
@@ -542,11 +542,11 @@ void __twheel_base_arm(struct twheel_base *base)
 	lockdep_assert_held(&base->lock);
 	if (clocks->manual) {
 		/* Only TWHEEL_IOC_ADVANCE moves a manual clock. */
-		base->armed = twheel_wheel_empty(&base->wheel) ? TWHEEL_NEVER :
-			      twheel_wheel_next(&base->wheel);
+		base->armed = twheel_wheel_next(&base->wheel);
 		return;
 	}
-	if (twheel_wheel_empty(&base->wheel)) {
+	/* Empty, or only timers the callback parked for the task to end. */
+	if (twheel_wheel_idle(&base->wheel)) {
 		base->armed = TWHEEL_NEVER;
 		WRITE_ONCE(clocks->armed_ns[base->clock], KTIME_MAX);
 		/*

@@ -319,7 +319,8 @@ void twheel_base_trim(struct twheel_base *base);
 void twheel_base_give(struct twheel_base *base, int lvl);
 bool twheel_base_finish_rebase(struct twheel_base *base, u64 *budget);
 bool twheel_base_update(struct twheel_base *base, s64 now_ns, u64 *budget,
-			struct list_head *expired, struct twheel_base_step *adv);
+			struct list_head *expired, struct list_head *ended,
+			struct twheel_base_step *adv);
 void twheel_base_updated(struct twheel_base *base, u64 budget,
 			 const struct twheel_base_step *adv);
 

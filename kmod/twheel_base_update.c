@@ -69,6 +69,9 @@ static void twheel_base_catch_up(struct twheel_base *base,
  * @now_ns: the present, kernel time on the base's clock
  * @budget: the most entries to move; decremented by those moved
  * @expired: the entries that fell due are appended here, in order
+ * @ended: the entries the hrtimer callback parked are appended here: timers
+ *	   it found cancelled by their table entry (twheel_irq.c), for the
+ *	   caller to end
  * @adv: set up for twheel_base_updated(); adv->n counts @expired's entries
  *
  * A clock set back behind the wheel's clock (CLOCK_REALTIME and CLOCK_TAI
@@ -82,7 +85,8 @@ static void twheel_base_catch_up(struct twheel_base *base,
  * out first.
  */
 bool twheel_base_update(struct twheel_base *base, s64 now_ns, u64 *budget,
-			struct list_head *expired, struct twheel_base_step *adv)
+			struct list_head *expired, struct list_head *ended,
+			struct twheel_base_step *adv)
 {
 	u64 now = twheel_now_tick(now_ns, base->clocks->tick_ns);
 	unsigned long flags;
@@ -95,6 +99,7 @@ bool twheel_base_update(struct twheel_base *base, s64 now_ns, u64 *budget,
 	adv->done = false;
 	twheel_base_lock(base, flags);
 	adv->from = base->wheel.clk;
+	twheel_wheel_take_parked(&base->wheel, ended);
 	/*
 	 * Only a wall clock goes back. On the others, whose wheel the
 	 * callback may have advanced past a present read before it ran,

@@ -141,16 +141,17 @@ void twheel_ctx_show(struct twheel_ctx *ctx, struct seq_file *m)
 	for (i = 0; i < TWHEEL_NR_CLOCKS; i++) {
 		struct twheel_base *base = clocks->bases[i];
 		unsigned long flags;
-		bool empty;
+		bool idle;
 		u64 next;
 
 		if (!base)
 			continue;
 		twheel_base_lock(base, flags);
-		empty = twheel_wheel_empty(&base->wheel);
+		/* Timers parked to end (twheel_irq.c) have no expiry. */
+		idle = twheel_wheel_idle(&base->wheel);
 		next = twheel_wheel_next(&base->wheel);
 		twheel_base_unlock(base, flags);
-		if (empty)
+		if (idle)
 			continue;
 		seq_printf(m, "next_expiry_%s_ns:\t%lld\n", twheel_clock_name(i),
 			   twheel_clocks_to_user(clocks, i,

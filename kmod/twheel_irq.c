@@ -2,8 +2,9 @@
 /*
  * twheel_irq.c - the timers' work done in a clock base's hrtimer callback:
  * re-placing the timers whose shared table entry moved their deadline
- * later, so that a program whose timeouts are all pushed back is never
- * woken for them. What runs where, and the bounds: twheel_irq.h.
+ * later, and setting aside for the task those it cancelled, so that a
+ * program whose timeouts are all pushed back or cancelled by stores is
+ * never woken for them. What runs where, and the bounds: twheel_irq.h.
  *
  * Layering: part of the timers' layer (twheel_timer.h), called by the
  * clock bases' hrtimer callback through clocks->fired, set by
@@ -15,8 +16,9 @@
  * Against the process side: every read or change of a wheel, in either
  * context, is under its base's spinlock, base->lock; the task using the
  * set holds the set's mutex as well. A timer the callback moves stays in
- * its wheel (only its place and tick change), so no timer is ever in a
- * state the set's task does not know: pending stays pending. What the
+ * its wheel (only its place and tick change, or it is parked, still the
+ * wheel's), so no timer is ever in a state the set's task does not know:
+ * pending stays pending until the task ends it. What the
  * callback does not finish it gives back to the wheel first in line
  * (twheel_wheel_unhand()), and the next update hands it back in the order
  * one advance would have: records keep their order.
@@ -35,39 +37,49 @@
 #include "twheel_timer.h"
 #include "twheel_user.h"
 
+/* What the callback does with a timer that fell due. */
+enum twheel_irq_act {
+	TWHEEL_IRQ_LEAVE,	/* for the task: it expires, or may */
+	TWHEEL_IRQ_MOVE,	/* back into the wheel, for a later tick */
+	TWHEEL_IRQ_END,		/* parked: cancelled by its entry */
+};
+
 /*
- * The tick pending @t, just handed back by @base's wheel at @now_ns, is
- * to be put back at: its table entry is meant for it, holds no cancel,
- * and asks for a deadline after @now_ns (and after the wheel's clock) in
- * a level the wheel has; @t is one-shot. 0 when not (0 is never such a
- * tick: it is after the clock).
+ * What to do with @t, just handed back by @base's wheel at @now_ns: its
+ * table entry is meant for it and says cancelled (END); or @t is one-shot
+ * and the entry asks for a deadline after @now_ns (and after the wheel's
+ * clock) in a level the wheel has (MOVE, *@tick set); else LEAVE.
  */
-static u64 twheel_irq_moved(struct twheel_timers *tm, struct twheel_base *base,
-			    struct twheel_timer *t, s64 now_ns)
+static enum twheel_irq_act twheel_irq_act(struct twheel_timers *tm,
+					  struct twheel_base *base,
+					  struct twheel_timer *t, s64 now_ns,
+					  u64 *tick)
 {
 	/* Its id, clock and size are constant while it is in the wheel. */
-	u64 word = READ_ONCE(t->word), v, tick;
+	u64 word = READ_ONCE(t->word), v;
 	struct twheel_ptimer *pt = NULL;
 	s64 deadline;
 
+	if (!twheel_table_read_irq(&tm->table, word & ~TWHEEL_IDS_FREE_BITS,
+				   &v))
+		return TWHEEL_IRQ_LEAVE;
+	if (v & TWHEEL_TABLE_CANCEL)
+		return TWHEEL_IRQ_END;
 	if (word & TWHEEL_TIMER_BIG) {
 		pt = container_of(t, struct twheel_ptimer, t);
 		if (pt->period_ns)
-			return 0;
+			return TWHEEL_IRQ_LEAVE;
 	}
-	if (!twheel_table_read_irq(&tm->table, word & ~TWHEEL_IDS_FREE_BITS,
-				   &v) || (v & TWHEEL_TABLE_CANCEL))
-		return 0;
 	deadline = twheel_timer_entry_deadline(tm, base->clock, v, now_ns);
 	if (deadline <= now_ns)
-		return 0;
-	tick = twheel_deadline_tick(deadline, tm->clocks.tick_ns);
-	if (tick <= base->wheel.clk ||
-	    twheel_wheel_level_needed(&base->wheel, tick) >= 0)
-		return 0;
+		return TWHEEL_IRQ_LEAVE;
+	*tick = twheel_deadline_tick(deadline, tm->clocks.tick_ns);
+	if (*tick <= base->wheel.clk ||
+	    twheel_wheel_level_needed(&base->wheel, *tick) >= 0)
+		return TWHEEL_IRQ_LEAVE;
 	if (pt)
 		pt->deadline_ns = deadline;
-	return tick;
+	return TWHEEL_IRQ_MOVE;
 }
 
 /* Arm @base's hrtimer to go on with an advance that ran out of budget. */
@@ -89,9 +101,10 @@ static void twheel_irq_again(struct twheel_base *base, s64 now_ns)
  * @base: one of their bases whose hrtimer fired (or, in a test, any)
  * @now_ns: the present, kernel time on its clock
  *
- * Advance @base's wheel to @now_ns, within the bounds of twheel_irq.h, and
- * put back every timer that fell due whose table entry holds a later
- * deadline. In interrupt context, or with interrupts off.
+ * Advance @base's wheel to @now_ns, within the bounds of twheel_irq.h, put
+ * back every timer that fell due whose table entry holds a later deadline,
+ * and park those whose entry says cancelled. In interrupt context, or with
+ * interrupts off.
  *
  * Return: true when that was all there was to do: the hrtimer is armed
  * for the wheel's next event (or stopped when it is empty), and nobody
@@ -105,8 +118,9 @@ bool twheel_irq_run(struct twheel_timers *tm, struct twheel_base *base,
 	u64 now = twheel_now_tick(now_ns, tm->clocks.tick_ns);
 	struct twheel_wheel *w = &base->wheel;
 	struct twheel_entry *e, *next;
-	u64 budget, start, tick, left = 0;
-	bool behind, done = false;
+	struct twheel_timer *t;
+	u64 budget, start, tick = 0, left = 0;
+	bool behind, parked = false, done = false;
 	unsigned long flags;
 	LIST_HEAD(handed);
 
@@ -125,15 +139,20 @@ bool twheel_irq_run(struct twheel_timers *tm, struct twheel_base *base,
 
 	rcu_read_lock();
 	list_for_each_entry_safe(e, next, &handed, node) {
-		tick = twheel_irq_moved(tm, base,
-					container_of(e, struct twheel_timer,
-						     entry), now_ns);
-		if (!tick) {
+		t = container_of(e, struct twheel_timer, entry);
+		switch (twheel_irq_act(tm, base, t, now_ns, &tick)) {
+		case TWHEEL_IRQ_MOVE:
+			list_del(&e->node);
+			twheel_wheel_add(w, e, tick);
+			break;
+		case TWHEEL_IRQ_END:
+			list_del(&e->node);
+			twheel_wheel_park(w, e);
+			parked = true;
+			break;
+		default:
 			left++;
-			continue;
 		}
-		list_del(&e->node);
-		twheel_wheel_add(w, e, tick);
 	}
 	rcu_read_unlock();
 	if (left)
@@ -147,6 +166,13 @@ bool twheel_irq_run(struct twheel_timers *tm, struct twheel_base *base,
 		twheel_irq_again(base, now_ns);
 	else
 		__twheel_base_arm(base);
+	/*
+	 * Timers parked to end: the next update, in whichever task uses
+	 * the set next (any ioctl, read or poll), ends them; nobody is
+	 * woken for it.
+	 */
+	if (parked)
+		atomic_inc(&base->clocks->fire_seq);
 	done = true;
 out:
 	spin_unlock_irqrestore(&base->lock, flags);

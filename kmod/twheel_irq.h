@@ -10,13 +10,19 @@
  * the wheel and reads the table entries of the timers that fell due; a
  * one-shot timer whose entry holds a later deadline goes back into the
  * wheel for it, exactly as the update in the waiter's task would put it
- * (twheel_timers_entries()). When every timer that fell due was moved so,
- * it arms the hrtimer for the wheel's next event and wakes nobody.
- * Anything else (a timer that really expires, an entry that says
- * cancelled, a periodic timer, a level the wheel lacks, a bound reached)
- * is left in the wheel, first in line, and the callback falls back to
- * waking the set's waiters, whose task does the rest as before: records,
- * cancels by the table, allocation, trace of the advance.
+ * (twheel_timers_entries()); a timer (one-shot or periodic) whose entry
+ * says cancelled is parked (twheel_wheel_park()): still counted by the
+ * wheel, with no event, and clocks->fire_seq is bumped without a wake-up,
+ * so that the next update, in whichever task next uses the set (an
+ * ioctl, a read, a poll; not fdinfo, which only looks), ends it there: its memory is freed,
+ * its id and table entry released, and it counts in the set's cancelled
+ * count from then on. When every timer that fell due was moved or parked
+ * so, the callback arms the hrtimer for the wheel's next event and wakes
+ * nobody. Anything else (a timer that really expires, a periodic timer's
+ * expiry, a level the wheel lacks, a bound reached) is left in the
+ * wheel, first in line, and the callback falls back to waking the set's
+ * waiters, whose task does the rest as before: records, allocation,
+ * trace of the advance.
  *
  * Bounds. One callback moves at most TWHEEL_IRQ_BUDGET wheel entries
  * (hand-backs and cascades to a lower level); when an advance needs more
@@ -35,7 +41,7 @@
 #include <linux/time64.h>
 #include <linux/types.h>
 
-/* The most wheel entries one callback moves. */
+/* The most wheel entries one callback moves (or parks). */
 #define TWHEEL_IRQ_BUDGET	32
 
 /* How long after a callback that ran out of budget the next one goes on. */

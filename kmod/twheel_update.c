@@ -73,6 +73,23 @@ s64 twheel_timer_entry_deadline(struct twheel_timers *tm, u32 clock, u64 v,
 }
 
 /*
+ * End @t, pending and out of its wheel, as its table entry's cancel asks:
+ * no record, counted in tm->table_cancelled, its memory freed or kept.
+ */
+static void twheel_timers_end_cancelled(struct twheel_timers *tm,
+					struct twheel_timer *t)
+{
+	trace_twheel_timer_cancel(tm->clocks.trace_id, twheel_timer_id(t),
+				  t->cookie,
+				  twheel_clock_id(twheel_timer_clock(t)),
+				  TWHEEL_STATE_PENDING);
+	twheel_timer_forget(tm, t);
+	if (twheel_ptimer(t) || !twheel_timer_spare_put(tm, t))
+		twheel_timer_release(t);
+	tm->table_cancelled++;
+}
+
+/*
  * Act on the table entries of the timers an update of a wheel handed back
  * at @now_ns, due: a one-shot timer whose entry holds a later deadline
  * goes back into the wheel for it, a timer whose entry says cancelled
@@ -97,14 +114,7 @@ static u64 twheel_timers_entries(struct twheel_timers *tm,
 		pt = twheel_ptimer(t);
 		if (v & TWHEEL_TABLE_CANCEL) {
 			list_del(&t->rec.link);
-			trace_twheel_timer_cancel(tm->clocks.trace_id,
-						  twheel_timer_id(t), t->cookie,
-						  twheel_clock_id(twheel_timer_clock(t)),
-						  TWHEEL_STATE_PENDING);
-			twheel_timer_forget(tm, t);
-			if (pt || !twheel_timer_spare_put(tm, t))
-				twheel_timer_release(t);
-			tm->table_cancelled++;
+			twheel_timers_end_cancelled(tm, t);
 			n++;
 			continue;
 		}
@@ -136,14 +146,21 @@ static bool twheel_timers_update_base(struct twheel_timers *tm,
 				      struct twheel_base *base, s64 *now_p,
 				      u64 *budget, bool wake)
 {
+	struct twheel_timer *t, *next;
 	struct twheel_base_step adv;
-	struct twheel_timer *t;
 	LIST_HEAD(expired);
+	LIST_HEAD(ended);
 	s64 now_ns;
 	bool done;
 	u64 n;
 
-	done = twheel_base_update(base, *now_p, budget, &expired, &adv);
+	done = twheel_base_update(base, *now_p, budget, &expired, &ended,
+				  &adv);
+	/* Cancelled by their entry, as the hrtimer callback found them. */
+	list_for_each_entry_safe(t, next, &ended, entry.node) {
+		list_del(&t->entry.node);
+		twheel_timers_end_cancelled(tm, t);
+	}
 	now_ns = adv.now_ns;
 	*now_p = now_ns;
 	n = adv.n;

@@ -20,6 +20,14 @@
  * wheel needs no new level (a level it lacks is allocated by the woken
  * task: one wake-up, by design).
  *
+ * cancelled_no_wakeups: 1000 table timers, 400 to 600 ms ahead, each
+ * cancelled by a store right after its add (request timeouts whose reply
+ * came): over their deadlines the waiting thread is woken at most twice
+ * (a wheel level to allocate, in each of two 4096-tick ranges; without
+ * the callback's work it would be once per tick that held one, about
+ * 200 times), no record comes, and the fd's next use (INFO) ends them
+ * all: counted as cancelled, none left.
+ *
  * plain_fd_wakes: without a table, timeouts moved later by MODIFY leave
  * the hrtimer armed early, and its callback wakes the waiter as before.
  */
@@ -239,6 +247,56 @@ static void pushed_no_wakeups(void)
 	close(fd);
 }
 
+static void cancelled_no_wakeups(void)
+{
+	static uint64_t id[NT];
+	struct waiter w = { 0 };
+	int64_t base, added;
+	long before, after, i;
+	struct twheel_info info;
+	volatile uint64_t *tab;
+	int fd = twt_open(O_NONBLOCK);
+	pthread_t th;
+
+	twt_config(fd, TWT_MS, TWHEEL_CONFIG_TABLE);
+	info = twt_info(fd);
+	tab = mmap(NULL, info.table_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   fd, 0);
+	CHECK(tab != MAP_FAILED);
+	w.fd = fd;
+	start_waiter(&w, &th);
+	align_to_level_range();
+	before = voluntary_switches(w.tid);
+	CHECK(before >= 0);
+	base = twt_mono();
+	for (i = 0; i < NT; i++) {
+		id[i] = twt_add_abs(fd, i, base + (2 * TIMEOUT_MS +
+				    i % TIMEOUT_MS) * TWT_MS, CLOCK_MONOTONIC);
+		tab[(uint32_t)id[i] - 1] = TWHEEL_TABLE_CANCELLED(id[i]);
+	}
+	added = twt_mono() - base;
+	/* Past every deadline, with nobody using the fd. */
+	twt_sleep_ms(3 * TIMEOUT_MS + 100);
+	after = voluntary_switches(w.tid);
+	info = twt_info(fd);
+	printf("# cancelled: %ld wake-ups of the waiting thread over %d timers cancelled by stores (adds took %lld ms); then INFO: cancelled %llu, timers %llu\n",
+	       after - before, NT, (long long)(added / TWT_MS),
+	       (unsigned long long)info.cancelled,
+	       (unsigned long long)info.timers);
+	/* Every cancel stored before its timer's deadline: none expires. */
+	if (added < 2 * TIMEOUT_MS * TWT_MS) {
+		CHECK(after - before <= 2);
+		CHECK_EQ(atomic_load(&w.recs), 0);
+		CHECK_EQ(info.cancelled, NT);
+	}
+	CHECK_EQ((long long)info.cancelled + atomic_load(&w.recs), NT);
+	CHECK_EQ(info.timers, 0);
+	for (i = 0; i < NT; i++)
+		CHECK_EQ(tab[(uint32_t)id[i] - 1], 0);
+	stop_waiter(&w, th);
+	close(fd);
+}
+
 static void plain_fd_wakes(void)
 {
 	static uint64_t id[100];
@@ -270,4 +328,5 @@ static void plain_fd_wakes(void)
 }
 
 TWT_MAIN("irqpush", TWT_CASE_T(pushed_no_wakeups, 120),
+	 TWT_CASE_T(cancelled_no_wakeups, 60),
 	 TWT_CASE_T(plain_fd_wakes, 60))

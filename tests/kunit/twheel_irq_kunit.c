@@ -3,11 +3,12 @@
  * KUnit suite of the work an hrtimer callback does itself on a set with a
  * shared table (twheel_irq.c): timers whose entry pushed them later are
  * put back into the wheel with nobody woken (fire_seq unchanged), at the
- * tick the update would have put them; a real expiry, a cancel by the
- * table, a level the wheel lacks, or the per-user rate bound fall back to
- * the wake-up, and the set's task then does the rest as before, records
- * in order, a cancel counted once; an advance longer than the
- * per-interrupt budget goes on in a later callback. The callback's work
+ * tick the update would have put them; timers cancelled by their entry
+ * are parked with nobody woken (fire_seq bumped, so the next update in a
+ * task ends them, counted once); a real expiry, a level the wheel lacks,
+ * or the per-user rate bound fall back to the wake-up, and the set's task
+ * then does the rest as before, records in order; an advance longer than
+ * the per-interrupt budget goes on in a later callback. The callback's work
  * is called directly, with a given present, on a manual clock: no test
  * depends on the machine's speed.
  */
@@ -45,6 +46,14 @@ static struct twheel_base *mono(struct twheel_ctx *ctx)
 static bool irq_at(struct twheel_ctx *ctx, s64 now_ns)
 {
 	return twheel_irq_run(twheel_ctx_timers(ctx), mono(ctx), now_ns);
+}
+
+/* Move the manual clock with no update and no kick (as time passes). */
+static void manual_to(struct twheel_ctx *ctx, s64 now_ns)
+{
+	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
+	twheel_ctx_timers(ctx)->clocks.manual_ns = now_ns;
+	twheel_ctx_unlock(ctx);
 }
 
 static int fire_seq(struct twheel_ctx *ctx)
@@ -89,6 +98,101 @@ static void twheel_irq_pushed_wake_nobody(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->ev[0].id, a);
 	KUNIT_EXPECT_EQ(test, r->ev[1].id, b);
 	KUNIT_EXPECT_EQ(test, r->ev[0].time_ns, 30 * MS);
+	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 0ULL);
+	twheel_ctx_destroy(ctx);
+}
+
+/*
+ * Cancelled by their entry, one-shot and periodic: parked, nobody woken;
+ * the next update (here INFO's) ends them, counted once, entries zeroed.
+ */
+static void twheel_irq_cancel_wakes_nobody(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_irq(test);
+	struct ctx_records *r = ctx_recs(test);
+	struct twheel_op op = {
+		.op = TWHEEL_OP_ADD, .expires_ns = 10 * MS,
+		.period_ns = 10 * MS, .clock = CLOCK_MONOTONIC,
+	};
+	struct twheel_info info = { };
+	u64 a, b, c;
+	int seq;
+
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, 10 * MS, 0, CLOCK_MONOTONIC,
+				      &a), 0);
+	KUNIT_ASSERT_EQ(test, ctx_do(ctx, &op, NULL), 0);
+	b = op.id;
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 3, 10 * MS, 0, CLOCK_MONOTONIC,
+				      &c), 0);
+	store(ctx, a, TWHEEL_TABLE_CANCELLED(a));
+	store(ctx, b, TWHEEL_TABLE_CANCELLED(b));
+	store(ctx, c, TWHEEL_TABLE_DEADLINE(c, 30));
+	manual_to(ctx, 10 * MS);
+	seq = fire_seq(ctx);
+	KUNIT_EXPECT_TRUE(test, irq_at(ctx, 10 * MS));
+	/* Marked for the next update, with no wake-up. */
+	KUNIT_EXPECT_EQ(test, fire_seq(ctx), seq + 1);
+	KUNIT_EXPECT_EQ(test, mono(ctx)->armed, 30ULL);
+	KUNIT_EXPECT_FALSE(test, twheel_ctx_readable(ctx));
+	twheel_ctx_info(ctx, &info);
+	KUNIT_EXPECT_EQ(test, info.cancelled, 2ULL);
+	KUNIT_EXPECT_EQ(test, info.timers, 1ULL);
+	KUNIT_EXPECT_EQ(test, *twheel_table_entry(&twheel_ctx_timers(ctx)->table,
+						  twheel_table_slot(a)), 0ULL);
+	KUNIT_EXPECT_EQ(test, *twheel_table_entry(&twheel_ctx_timers(ctx)->table,
+						  twheel_table_slot(b)), 0ULL);
+	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, a, NULL), -ENOENT);
+	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, b, NULL), -ENOENT);
+	KUNIT_EXPECT_FALSE(test, twheel_ctx_readable(ctx));
+	/* Manual time 30: only c, once. */
+	ctx_advance(test, ctx, 20 * MS);
+	KUNIT_ASSERT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, r), 1L);
+	KUNIT_EXPECT_EQ(test, r->ev[0].id, c);
+	KUNIT_EXPECT_EQ(test, r->ev[0].time_ns, 30 * MS);
+	twheel_ctx_info(ctx, &info);
+	KUNIT_EXPECT_EQ(test, info.cancelled, 2ULL);
+	KUNIT_EXPECT_EQ(test, info.timers, 0ULL);
+	twheel_ctx_destroy(ctx);
+}
+
+/*
+ * Timers parked by a callback that also fell back (another timer
+ * expired), named by an ioctl before any update ran: CANCEL ends one as
+ * a pending timer (the ioctl's outcome, not counted as the table's),
+ * MODIFY's own update ends the other (ENOENT, counted); the wheel's count
+ * stays right and the expiry comes once.
+ */
+static void twheel_irq_parked_then_ioctl(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_irq(test);
+	struct ctx_records *r = ctx_recs(test);
+	struct twheel_info info = { };
+	u32 result = 0;
+	u64 a, b, c;
+
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, 10 * MS, 0, CLOCK_MONOTONIC,
+				      &a), 0);
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 2, 10 * MS, 0, CLOCK_MONOTONIC,
+				      &b), 0);
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 3, 10 * MS, 0, CLOCK_MONOTONIC,
+				      &c), 0);
+	store(ctx, a, TWHEEL_TABLE_CANCELLED(a));
+	store(ctx, c, TWHEEL_TABLE_CANCELLED(c));
+	manual_to(ctx, 10 * MS);
+	/* b expires: the callback's caller is to wake the waiters. */
+	KUNIT_EXPECT_FALSE(test, irq_at(ctx, 10 * MS));
+	KUNIT_EXPECT_EQ(test, mono(ctx)->wheel.count, 3ULL);
+	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, a, &result), 0);
+	KUNIT_EXPECT_EQ(test, result, (u32)TWHEEL_STATE_PENDING);
+	KUNIT_EXPECT_EQ(test, mono(ctx)->wheel.count, 2ULL);
+	KUNIT_EXPECT_EQ(test, ctx_modify(ctx, c, 50 * MS), -ENOENT);
+	twheel_ctx_info(ctx, &info);
+	KUNIT_EXPECT_EQ(test, info.cancelled, 1ULL);
+	KUNIT_EXPECT_EQ(test, info.timers, 1ULL);
+	ctx_advance(test, ctx, MS);
+	KUNIT_ASSERT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, r), 1L);
+	KUNIT_EXPECT_EQ(test, r->ev[0].id, b);
+	KUNIT_EXPECT_EQ(test, mono(ctx)->wheel.count, 0ULL);
 	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 0ULL);
 	twheel_ctx_destroy(ctx);
 }
@@ -236,6 +340,8 @@ static void twheel_irq_rate(struct kunit *test)
 
 static struct kunit_case twheel_irq_cases[] = {
 	KUNIT_CASE(twheel_irq_pushed_wake_nobody),
+	KUNIT_CASE(twheel_irq_cancel_wakes_nobody),
+	KUNIT_CASE(twheel_irq_parked_then_ioctl),
 	KUNIT_CASE(twheel_irq_expiry_falls_back),
 	KUNIT_CASE(twheel_irq_budget),
 	KUNIT_CASE(twheel_irq_missing_level),

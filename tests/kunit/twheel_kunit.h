@@ -72,6 +72,18 @@ ctx_add(struct twheel_ctx *ctx, u64 cookie, s64 ns, u32 flags, u32 clock,
 	return ret;
 }
 
+/* MODIFY to an absolute deadline: its error. */
+static noinline __maybe_unused int ctx_modify(struct twheel_ctx *ctx, u64 id,
+					      s64 ns)
+{
+	struct twheel_op op = {
+		.op = TWHEEL_OP_MODIFY, .id = id, .expires_ns = ns,
+		.flags = TWHEEL_ABSTIME,
+	};
+
+	return ctx_do(ctx, &op, NULL);
+}
+
 static noinline __maybe_unused int
 ctx_cancel(struct twheel_ctx *ctx, u64 id, u32 *result)
 {

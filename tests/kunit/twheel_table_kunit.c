@@ -31,16 +31,6 @@ static u64 *entry_of(struct twheel_ctx *ctx, u64 id)
 				  twheel_table_slot(id));
 }
 
-static noinline int ctx_modify(struct twheel_ctx *ctx, u64 id, s64 ns)
-{
-	struct twheel_op op = {
-		.op = TWHEEL_OP_MODIFY, .id = id, .expires_ns = ns,
-		.flags = TWHEEL_ABSTIME,
-	};
-
-	return ctx_do(ctx, &op, NULL);
-}
-
 static void twheel_table_pages_backed_as_slots_grow(struct kunit *test)
 {
 	struct twheel_table tab = { };

@@ -131,8 +131,9 @@
  * 0 when the timer ends; it writes nothing else. It reads the entry only when the timer's
  * deadline tick comes due in the fd's wheel, and acts on it at most once
  * per passing of that tick: on CLOCK_MONOTONIC and CLOCK_BOOTTIME in the
- * hrtimer's callback when it can (a later deadline then wakes nobody),
- * else in the task that advances the wheel (see "Delivery"); only
+ * hrtimer's callback when it can (a later deadline or a cancel then
+ * wakes nobody), else in the task that advances the wheel (see
+ * "Delivery"); only
  * entries whose value it can act on change anything:
  *
  * - one-shot timer, a deadline D whose time is after the present: the
