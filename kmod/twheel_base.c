@@ -593,7 +593,8 @@ void twheel_base_arm(struct twheel_base *base)
  *
  * After a timer left it: an idle fd gets no wake-up. A wheel that still
  * holds timers keeps its hrtimer armed, early at worst (one event that
- * queues nothing).
+ * queues nothing; on CLOCK_MONOTONIC and CLOCK_BOOTTIME its callback
+ * re-arms it and wakes nobody, see twheel_irq.h).
  */
 void twheel_base_arm_idle(struct twheel_base *base)
 {

@@ -97,14 +97,14 @@ static void twheel_irq_again(struct twheel_base *base, s64 now_ns)
 
 /**
  * twheel_irq_run() - a base's work in its hrtimer callback
- * @tm: the timers, on a set with a table
+ * @tm: the timers
  * @base: one of their bases whose hrtimer fired (or, in a test, any)
  * @now_ns: the present, kernel time on its clock
  *
- * Advance @base's wheel to @now_ns, within the bounds of twheel_irq.h, put
- * back every timer that fell due whose table entry holds a later deadline,
- * and park those whose entry says cancelled. In interrupt context, or with
- * interrupts off.
+ * Advance @base's wheel to @now_ns, within the bounds of twheel_irq.h; on a
+ * set with a table, put back every timer that fell due whose table entry
+ * holds a later deadline, and park those whose entry says cancelled. In
+ * interrupt context, or with interrupts off.
  *
  * Return: true when that was all there was to do: the hrtimer is armed
  * for the wheel's next event (or stopped when it is empty), and nobody
@@ -119,6 +119,7 @@ bool twheel_irq_run(struct twheel_timers *tm, struct twheel_base *base,
 	struct twheel_wheel *w = &base->wheel;
 	struct twheel_entry *e, *next;
 	struct twheel_timer *t;
+	bool table = READ_ONCE(tm->table.size_pages) != 0;
 	u64 budget, start, tick = 0, left = 0;
 	bool behind, parked = false, done = false;
 	unsigned long flags;
@@ -140,7 +141,9 @@ bool twheel_irq_run(struct twheel_timers *tm, struct twheel_base *base,
 	rcu_read_lock();
 	list_for_each_entry_safe(e, next, &handed, node) {
 		t = container_of(e, struct twheel_timer, entry);
-		switch (twheel_irq_act(tm, base, t, now_ns, &tick)) {
+		/* Without a table, a timer that fell due expires. */
+		switch (table ? twheel_irq_act(tm, base, t, now_ns, &tick) :
+				TWHEEL_IRQ_LEAVE) {
 		case TWHEEL_IRQ_MOVE:
 			list_del(&e->node);
 			twheel_wheel_add(w, e, tick);
@@ -185,8 +188,7 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_irq_run);
  * @base: the base whose hrtimer fired
  *
  * The set's clocks->fired. Only a base on CLOCK_MONOTONIC or
- * CLOCK_BOOTTIME, of a set with a table, does any work here (see
- * twheel_irq.h).
+ * CLOCK_BOOTTIME does any work here (see twheel_irq.h).
  *
  * Return: true when the callback is done and wakes nobody; false when it
  * is to wake the set's waiters as usual.
@@ -196,7 +198,7 @@ bool twheel_irq_fired(struct twheel_base *base)
 	struct twheel_timers *tm = container_of(base->clocks,
 						struct twheel_timers, clocks);
 
-	if (!twheel_base_steady(base) || !READ_ONCE(tm->table.size_pages))
+	if (!twheel_base_steady(base))
 		return false;
 	return twheel_irq_run(tm, base,
 			      twheel_clock_now(&tm->clocks, base->clock));

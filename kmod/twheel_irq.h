@@ -4,25 +4,27 @@
  *
  * What runs where. A clock base's hrtimer callback (twheel_base.c) runs
  * in hard interrupt context (on PREEMPT_RT in the hrtimer softirq thread).
- * On a set with a shared timer table, for a base on CLOCK_MONOTONIC or
- * CLOCK_BOOTTIME (not an alarm, not a wall clock, not the manual clock),
- * it first calls twheel_irq_fired(): under the base's spinlock it advances
- * the wheel and reads the table entries of the timers that fell due; a
- * one-shot timer whose entry holds a later deadline goes back into the
- * wheel for it, exactly as the update in the waiter's task would put it
- * (twheel_timers_entries()); a timer (one-shot or periodic) whose entry
- * says cancelled is parked (twheel_wheel_park()): still counted by the
- * wheel, with no event, and clocks->fire_seq is bumped without a wake-up,
- * so that the next update, in whichever task next uses the set (an
- * ioctl, a read, a poll; not fdinfo, which only looks), ends it there: its memory is freed,
- * its id and table entry released, and it counts in the set's cancelled
- * count from then on. When every timer that fell due was moved or parked
- * so, the callback arms the hrtimer for the wheel's next event and wakes
- * nobody. Anything else (a timer that really expires, a periodic timer's
- * expiry, a level the wheel lacks, a bound reached) is left in the
- * wheel, first in line, and the callback falls back to waking the set's
- * waiters, whose task does the rest as before: records, allocation,
- * trace of the advance.
+ * For a base on CLOCK_MONOTONIC or CLOCK_BOOTTIME (not an alarm, not a
+ * wall clock, not the manual clock), it first calls twheel_irq_fired():
+ * under the base's spinlock it advances the wheel (cascades included).
+ * On a set with a shared timer table it reads the table entries of the
+ * timers that fell due: a one-shot timer whose entry holds a later
+ * deadline goes back into the wheel for it, exactly as the update in the
+ * waiter's task would put it (twheel_timers_entries()); a timer (one-shot
+ * or periodic) whose entry says cancelled is parked (twheel_wheel_park()):
+ * still counted by the wheel, with no event, and clocks->fire_seq is
+ * bumped without a wake-up, so that the next update, in whichever task
+ * next uses the set (an ioctl, a read, a poll; not fdinfo, which only
+ * looks), ends it there: its memory is freed, its id and table entry
+ * released, and it counts in the set's cancelled count from then on.
+ * When nothing fell due (an hrtimer left armed early by a timer moved
+ * later with TWHEEL_IOC_MODIFY or cancelled, or an event that only
+ * cascades), or every timer that did was moved or parked so, the
+ * callback arms the hrtimer for the wheel's next event and wakes nobody.
+ * Anything else (a timer that really expires, a level the wheel lacks, a
+ * bound reached) is left in the wheel, first in line, and the callback
+ * falls back to waking the set's waiters, whose task does the rest as
+ * before: records, allocation, trace of the advance.
  *
  * Bounds. One callback moves at most TWHEEL_IRQ_BUDGET wheel entries
  * (hand-backs and cascades to a lower level); when an advance needs more

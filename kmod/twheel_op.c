@@ -259,8 +259,9 @@ static void twheel_op_modify_apply(struct twheel_timers *tm,
 	/*
 	 * An earlier deadline re-armed the hrtimer above. A later one leaves
 	 * it armed early, at most one event that queues nothing (cheaper
-	 * than re-arming on every re-arm of an idle timeout); an fd left
-	 * with nothing pending stops it.
+	 * than re-arming on every re-arm of an idle timeout; on
+	 * CLOCK_MONOTONIC and CLOCK_BOOTTIME the callback re-arms it and
+	 * wakes nobody); an fd left with nothing pending stops it.
 	 */
 	base = twheel_base_of(&tm->clocks, clock);
 	twheel_base_arm_idle(base);

@@ -28,8 +28,11 @@
  * 200 times), no record comes, and the fd's next use (INFO) ends them
  * all: counted as cancelled, none left.
  *
- * plain_fd_wakes: without a table, timeouts moved later by MODIFY leave
- * the hrtimer armed early, and its callback wakes the waiter as before.
+ * plain_fd_modify_no_wakeups: without a table, timeouts moved later by
+ * MODIFY leave the hrtimer armed early; its callback re-arms it and wakes
+ * nobody (at most twice, for wheel levels to allocate; before the
+ * callback did this work it woke the waiter at every early event), and
+ * no record comes.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -297,7 +300,7 @@ static void cancelled_no_wakeups(void)
 	close(fd);
 }
 
-static void plain_fd_wakes(void)
+static void plain_fd_modify_no_wakeups(void)
 {
 	static uint64_t id[100];
 	struct waiter w = { 0 };
@@ -320,8 +323,7 @@ static void plain_fd_wakes(void)
 	after = voluntary_switches(w.tid);
 	printf("# plain fd: %ld wake-ups of the waiting thread over 20 rounds of MODIFY\n",
 	       after - before);
-	/* Its hrtimer, left armed early, fired and woke it. */
-	CHECK(after - before >= 1);
+	CHECK(after - before <= 2);
 	CHECK_EQ(atomic_load(&w.recs), 0);
 	stop_waiter(&w, th);
 	close(fd);
@@ -329,4 +331,4 @@ static void plain_fd_wakes(void)
 
 TWT_MAIN("irqpush", TWT_CASE_T(pushed_no_wakeups, 120),
 	 TWT_CASE_T(cancelled_no_wakeups, 60),
-	 TWT_CASE_T(plain_fd_wakes, 60))
+	 TWT_CASE_T(plain_fd_modify_no_wakeups, 60))

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite of the work an hrtimer callback does itself on a set with a
- * shared table (twheel_irq.c): timers whose entry pushed them later are
+ * KUnit suite of the work an hrtimer callback does itself (twheel_irq.c):
+ * on a set without a table, an early event wakes nobody and an expiry
+ * wakes the waiters; on a set with a shared table, timers whose entry
+ * pushed them later are
  * put back into the wheel with nobody woken (fire_seq unchanged), at the
  * tick the update would have put them; timers cancelled by their entry
  * are parked with nobody woken (fire_seq bumped, so the next update in a
@@ -197,6 +199,42 @@ static void twheel_irq_parked_then_ioctl(struct kunit *test)
 	twheel_ctx_destroy(ctx);
 }
 
+/*
+ * Without a table: an event left early by MODIFY (nothing due) wakes
+ * nobody; a timer that falls due wakes the waiters, record in order.
+ */
+static void twheel_irq_plain_set(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_new(test, 64);
+	struct ctx_records *r = ctx_recs(test);
+	int seq;
+	u64 a;
+
+	KUNIT_ASSERT_EQ(test, twheel_ctx_config(ctx, MS, TWHEEL_CONFIG_MANUAL,
+						0), 0);
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, 10 * MS, 0, CLOCK_MONOTONIC,
+				      &a), 0);
+	KUNIT_EXPECT_EQ(test, mono(ctx)->armed, 10ULL);
+	/* Later: the hrtimer stays armed for tick 10. */
+	KUNIT_ASSERT_EQ(test, ctx_modify(ctx, a, 30 * MS), 0);
+	KUNIT_EXPECT_EQ(test, mono(ctx)->armed, 10ULL);
+	manual_to(ctx, 10 * MS);
+	seq = fire_seq(ctx);
+	KUNIT_EXPECT_TRUE(test, irq_at(ctx, 10 * MS));
+	KUNIT_EXPECT_EQ(test, fire_seq(ctx), seq);
+	KUNIT_EXPECT_EQ(test, mono(ctx)->armed, 30ULL);
+	manual_to(ctx, 30 * MS);
+	KUNIT_EXPECT_FALSE(test, irq_at(ctx, 30 * MS));
+	KUNIT_EXPECT_FALSE(test, twheel_ctx_readable(ctx));
+	/* What the waker's update then does: the record, once. */
+	ctx_advance(test, ctx, 0);
+	KUNIT_ASSERT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, r), 1L);
+	KUNIT_EXPECT_EQ(test, r->ev[0].id, a);
+	KUNIT_EXPECT_EQ(test, r->ev[0].time_ns, 30 * MS);
+	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 0ULL);
+	twheel_ctx_destroy(ctx);
+}
+
 /* The timers that really expire come first in line, in their order. */
 static void twheel_irq_expiry_falls_back(struct kunit *test)
 {
@@ -342,6 +380,7 @@ static struct kunit_case twheel_irq_cases[] = {
 	KUNIT_CASE(twheel_irq_pushed_wake_nobody),
 	KUNIT_CASE(twheel_irq_cancel_wakes_nobody),
 	KUNIT_CASE(twheel_irq_parked_then_ioctl),
+	KUNIT_CASE(twheel_irq_plain_set),
 	KUNIT_CASE(twheel_irq_expiry_falls_back),
 	KUNIT_CASE(twheel_irq_budget),
 	KUNIT_CASE(twheel_irq_missing_level),
