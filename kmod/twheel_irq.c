@@ -35,6 +35,7 @@
 #include "twheel_irq.h"
 #include "twheel_time.h"
 #include "twheel_timer.h"
+#include "twheel_trace.h"
 #include "twheel_user.h"
 
 /* What the callback does with a timer that fell due. */
@@ -120,7 +121,7 @@ bool twheel_irq_run(struct twheel_timers *tm, struct twheel_base *base,
 	struct twheel_entry *e, *next;
 	struct twheel_timer *t;
 	bool table = READ_ONCE(tm->table.size_pages) != 0;
-	u64 budget, start, tick = 0, left = 0;
+	u64 budget, start, from, tick = 0, left = 0;
 	bool behind, parked = false, done = false;
 	unsigned long flags;
 	LIST_HEAD(handed);
@@ -135,6 +136,7 @@ bool twheel_irq_run(struct twheel_timers *tm, struct twheel_base *base,
 	if (!start)
 		goto out;
 	budget = start;
+	from = w->clk;
 	twheel_wheel_advance_some(w, now, &handed, &budget);
 	behind = twheel_wheel_behind(w, now);
 
@@ -162,6 +164,11 @@ bool twheel_irq_run(struct twheel_timers *tm, struct twheel_base *base,
 		twheel_wheel_unhand(w, &handed, left);
 	if (tm->user)
 		twheel_user_irq_charge(tm->user, start - budget);
+	/* Records are queued by the task only: none here. */
+	if (start != budget || w->clk != from)
+		trace_twheel_wheel_advance(tm->clocks.trace_id,
+					   twheel_clock_id(base->clock), from,
+					   w->clk, now_ns, 0, start - budget);
 	/* Something expired, or the wheel lacks a level for a cascade. */
 	if (left || (behind && twheel_wheel_level_missing(w) >= 0))
 		goto out;
