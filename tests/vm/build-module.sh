@@ -24,15 +24,19 @@ flock 9
 # differs, and then gets the time of the copy, so that make rebuilds what
 # changed (a source's own time may be older than the object built from
 # its earlier content) and nothing else.
+# Sources only: not the *.mod.c an in-tree build (make module) generates
+# for its own kernel, which another kernel's build would take as its own.
 (cd "$top" && find Kbuild kmod uapi tests/kunit tests/wheel -type f \
-	\( -name Kbuild -o -name '*.c' -o -name '*.h' \) 2>/dev/null) |
+	\( -name Kbuild -o -name '*.c' -o -name '*.h' \) \
+	! -name '*.mod.c' 2>/dev/null) |
 while read -r f; do
 	cmp -s "$top/$f" "$mod/$f" && continue
 	mkdir -p "$mod/$(dirname "$f")"
 	cp "$top/$f" "$mod/$f"
 done
 # Drop mirrored files whose source is gone.
-(cd "$mod" && find . -type f \( -name '*.c' -o -name '*.h' -o -name Kbuild \)) |
+(cd "$mod" && find . -type f \( -name '*.c' -o -name '*.h' -o -name Kbuild \) \
+	! -name '*.mod.c') |
 while read -r f; do
 	[ -e "$top/$f" ] || rm -f "$mod/$f"
 done
