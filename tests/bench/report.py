@@ -710,9 +710,11 @@ class Report:
         keys = self.ikeys(res)
         big = [key for key in keys if key[0] >= 10000 and key[1] >= 10]
         why = {
-            "heap-lazy": "the table's deferred re-placement runs in the "
-            "kernel, in the loop's epoll wait woken by the fd's hrtimer, "
-            "where the lazy heap re-keys in user space between waits",
+            "heap-lazy": "the table's re-placement runs in the fd's "
+            "hrtimer interrupt at each pushed timer's old deadline (its "
+            "timer interrupts below; the loop is not woken), where the "
+            "lazy heap re-keys in user space at the wake-ups its loop "
+            "has anyway",
             "wheel-lazy": "as for the lazy heap: the user wheel re-links "
             "in user space, with no kernel entry of its own",
             "uring": "io_uring moves the timeout's own hrtimer on each "
@@ -746,8 +748,9 @@ class Report:
                 note = "not measured" if not p else (
                     "only process CPU measured (an hrtimer per timer "
                     "makes /proc/timer_list O(N^2) to read), which leaves "
-                    "out the work done in interrupts, the table's "
-                    f"included: worst {p[0]:.2f}× on it at "
+                    "out the work done in interrupts (hrtimer callbacks, "
+                    "the table's re-placements): worst "
+                    f"{p[0]:.2f}× on it at "
                     f"N={nlabel(p[1][0])} K={p[1][1]} {p[1][2]}")
                 self.itargets.append([name, f"≤ {bound:g}×", "-", "n/a",
                                       note])
