@@ -817,24 +817,13 @@ class Report:
         keys = self.ikeys(res)
         big = [key for key in keys if key[0] >= 10000 and key[1] >= 10]
 
-        def span(a, b, cases):
-            # All of CPU 0 only (see idle_targets()).
+        def span(a, b, cases, fig="busy"):
+            # All of CPU 0 by default (see idle_targets()); "proc": the
+            # process's CPU, the work done in interrupts left out.
             v = []
             for key in cases:
                 rr, f = self.iratio(res, a, b, key)
-                if f == "busy":
-                    v += list(rr.values())
-            if not v:
-                return "not measured"
-            return f"{min(v):.2f}–{max(v):.2f}×" if len(v) > 1 else \
-                f"{v[0]:.2f}×"
-
-        def pspan(a, b, cases):
-            # Process CPU: the work done in interrupts left out.
-            v = []
-            for key in cases:
-                rr, f = self.iratio(res, a, b, key)
-                if f == "proc":
+                if f == fig:
                     v += list(rr.values())
             if not v:
                 return "not measured"
@@ -846,9 +835,9 @@ class Report:
                      "not measured on all of CPU 0 (an hrtimer per timer "
                      "makes it O(N^2) to read); on the process's CPU, "
                      "which leaves out the table's work in interrupts, "
-                     f"table / timerfd = {pspan('table', 'timerfd', big)}"
+                     f"table / timerfd = {span('table', 'timerfd', big, 'proc')}"
                      " (N ≥ 10^4, K ≥ 10), MODIFY / timerfd = "
-                     f"{pspan('modify', 'timerfd', keys)}.")
+                     f"{span('modify', 'timerfd', keys, 'proc')}.")
         lines.append("- **vs a lazy heap on one timerfd** (Netty/nginx/Go "
                      "style): table / heap = "
                      f"{span('table', 'heap-lazy', [k for k in big if k[2] == 'edge'])}"
@@ -860,7 +849,7 @@ class Report:
                      "K ≥ 10, both shapes).")
         lines.append("- **vs io_uring timeouts** (TIMEOUT_UPDATE batched "
                      "per loop turn): the same, process CPU only: "
-                     f"table / io_uring = {pspan('table', 'uring', keys)}"
+                     f"table / io_uring = {span('table', 'uring', keys, 'proc')}"
                      "; the process's system calls: see the idle-timeout "
                      "section.")
         rr = list(self.iexp_ratio(res, "table", "heap-lazy").values())
