@@ -347,10 +347,10 @@ static bool twheel_timer_is_sets_rec(struct twheel_timers *tm,
  * @now_ns: the present; its clock's wheel is up to date at @now_ns unless
  *          @deadline is after @now_ns
  *
- * Queue @t's record at once when its deadline has passed and its deadline
- * tick has been reached, or no timer of that tick waits in the wheel (one
- * that does was added earlier and comes first: this one then waits for
- * the tick, behind it); else put it in the wheel. A deadline after
+ * Queue @t's record at once when its deadline has passed and no timer of
+ * its tick waits in the wheel, not yet queued (one that does was added
+ * earlier and comes first: this one then goes in the wheel behind it,
+ * handed back after it); else put it in the wheel. A deadline after
  * @now_ns always goes to the wheel, also when the wheel's clock is ahead
  * of @now_ns (the wall clock was set back): the wheel's next update takes
  * it out and adds it again.
@@ -369,8 +369,12 @@ void twheel_timer_place(struct twheel_timers *tm, struct twheel_timer *t,
 	if (pt)
 		pt->deadline_ns = deadline;
 	twheel_base_lock(base, flags);
-	now = deadline <= now_ns && (tick <= base->wheel.clk ||
-				     !twheel_wheel_holds(&base->wheel, tick));
+	/*
+	 * The wheel's clock at @tick is not enough: the hrtimer callback
+	 * may have advanced it there since @now_ns was read and given back
+	 * the tick's timers, still in the wheel (twheel_irq.c).
+	 */
+	now = deadline <= now_ns && !twheel_wheel_holds(&base->wheel, tick);
 	twheel_base_unlock(base, flags);
 	if (now) {
 		if (trace_twheel_timer_expire_enabled())

@@ -280,6 +280,62 @@ static void twheel_irq_expiry_falls_back(struct kunit *test)
 	twheel_ctx_destroy(ctx);
 }
 
+/* SUBMIT's out: after the first op, the hrtimer fires at 10 ms. */
+static int irq_between(void *arg, u32 i, const struct twheel_op *op)
+{
+	struct twheel_ctx *ctx = arg;
+
+	if (i == 0) {
+		/* The set's lock is held: the clock moves, as time does. */
+		twheel_ctx_timers(ctx)->clocks.manual_ns = 10 * MS;
+		/* A expires: the callback gives it back and wakes. */
+		if (irq_at(ctx, 10 * MS))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * A added before its deadline D, B after it with the same D, and the
+ * callback hands A back between the present B's add read (before D's
+ * tick) and B's placing: A still comes first. The present is read once
+ * per batch, so a SUBMIT whose first op reads it and whose @out runs the
+ * callback puts the interrupt exactly there.
+ */
+static void twheel_irq_same_tick_add_after(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_new(test, 64);
+	struct ctx_records *r = ctx_recs(test);
+	struct twheel_op ops[2] = {
+		{ .op = TWHEEL_OP_ADD, .cookie = 3, .expires_ns = 1000 * MS,
+		  .clock = CLOCK_MONOTONIC },
+		{ .op = TWHEEL_OP_ADD, .cookie = 2, .expires_ns = 9 * MS + MS / 2,
+		  .flags = TWHEEL_ABSTIME, .clock = CLOCK_MONOTONIC },
+	};
+	int err = 0;
+	u64 a;
+
+	KUNIT_ASSERT_EQ(test, twheel_ctx_config(ctx, MS, TWHEEL_CONFIG_MANUAL,
+						0), 0);
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, 9 * MS + MS / 2, TWHEEL_ABSTIME,
+				      CLOCK_MONOTONIC, &a), 0);
+	/* Past D, inside its tick (10): B's add reads this present. */
+	manual_to(ctx, 9 * MS + 7 * MS / 10);
+	KUNIT_ASSERT_EQ(test, twheel_ctx_submit(ctx, ops, 2, irq_between, ctx,
+						&err), 2U);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_ASSERT_EQ(test, ops[1].error, 0);
+	/* What the woken waiter's update does; then both are read, A first. */
+	ctx_advance(test, ctx, 0);
+	KUNIT_ASSERT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, r), 2L);
+	KUNIT_EXPECT_EQ(test, r->ev[0].id, a);
+	KUNIT_EXPECT_EQ(test, r->ev[1].id, ops[1].id);
+	KUNIT_EXPECT_GE(test, r->ev[0].time_ns, 9 * MS + MS / 2);
+	KUNIT_EXPECT_GE(test, r->ev[1].time_ns, 9 * MS + MS / 2);
+	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 1ULL);
+	twheel_ctx_destroy(ctx);
+}
+
 /*
  * More than TWHEEL_IRQ_BUDGET entries due: one callback moves the budget,
  * the next goes on; one that finds a real expiry falls back, and the
@@ -382,6 +438,7 @@ static struct kunit_case twheel_irq_cases[] = {
 	KUNIT_CASE(twheel_irq_parked_then_ioctl),
 	KUNIT_CASE(twheel_irq_plain_set),
 	KUNIT_CASE(twheel_irq_expiry_falls_back),
+	KUNIT_CASE(twheel_irq_same_tick_add_after),
 	KUNIT_CASE(twheel_irq_budget),
 	KUNIT_CASE(twheel_irq_missing_level),
 	KUNIT_CASE(twheel_irq_rate),
