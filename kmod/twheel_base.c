@@ -377,8 +377,13 @@ static int twheel_base_give_level(struct twheel_base *base, int lvl, gfp_t gfp)
 }
 
 /**
- * twheel_base_trim() - free the levels of a base's wheel that hold no timer
+ * twheel_base_trim() - free the levels of a base's wheel above the highest
+ *                      level holding a timer
  * @base: the base
+ *
+ * The empty levels below it stay: the timers above cascade into them, and
+ * in the hrtimer callback a cascade into a missing level falls back to
+ * waking the set's task to allocate it.
  */
 void twheel_base_trim(struct twheel_base *base)
 {
@@ -387,7 +392,7 @@ void twheel_base_trim(struct twheel_base *base)
 
 	for (;;) {
 		twheel_base_lock(base, flags);
-		l = twheel_wheel_take_empty_level(&base->wheel);
+		l = twheel_wheel_take_empty_level(&base->wheel, true);
 		twheel_base_unlock(base, flags);
 		if (!l)
 			break;

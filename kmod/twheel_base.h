@@ -71,8 +71,10 @@ struct twheel_set_watch;
  *         other bases are allocated without its extra bytes
  *
  * The wheel's levels (512 bytes each) are allocated as timers need them
- * and freed once empty: a base holding a few timers is a few hundred
- * bytes.
+ * and freed once they and every level above them are empty (a level below
+ * one holding timers is kept for their cascades, which would otherwise
+ * wait for the task to allocate it): a base holding a few timers is a
+ * few hundred bytes to a few KiB.
  */
 struct twheel_base {
 	struct twheel_wheel wheel;

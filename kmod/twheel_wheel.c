@@ -647,21 +647,32 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_give_level);
 /**
  * twheel_wheel_take_empty_level() - take back the slots of an empty level
  * @w: the wheel
+ * @top: only a level above every level that holds entries
  *
  * O(TWHEEL_LEVELS). The level is gone from the wheel afterwards; an add or
  * an advance that needs it again asks for it (see above). A caller that
- * frees a wheel holding entries frees its levels (@w->lvl) itself.
+ * frees a wheel holding entries frees its levels (@w->lvl) itself. With
+ * @top, the levels below the highest one holding entries stay, empty or
+ * not: the entries above cascade into them on their way down, and a level
+ * taken back there would be asked for again by the next cascade.
  *
  * Return: the slots of a level that holds no entry (all NULL), or NULL
- * when every level the wheel has holds entries.
+ * when every level the wheel has (with @top: above the highest holding
+ * entries) holds entries.
  */
-struct twheel_level *twheel_wheel_take_empty_level(struct twheel_wheel *w)
+struct twheel_level *twheel_wheel_take_empty_level(struct twheel_wheel *w,
+						   bool top)
 {
 	struct twheel_level *l;
-	unsigned int lvl;
+	int lvl;
 
-	for (lvl = 0; lvl < TWHEEL_LEVELS; lvl++) {
-		if (w->lvl[lvl] && !w->pending[lvl]) {
+	for (lvl = TWHEEL_LEVELS - 1; lvl >= 0; lvl--) {
+		if (w->pending[lvl]) {
+			if (top)
+				return NULL;
+			continue;
+		}
+		if (w->lvl[lvl]) {
 			l = w->lvl[lvl];
 			w->lvl[lvl] = NULL;
 			return l;

@@ -134,7 +134,8 @@ u64 twheel_wheel_take_parked(struct twheel_wheel *w, struct list_head *list);
 int twheel_wheel_level_missing(const struct twheel_wheel *w);
 void twheel_wheel_give_level(struct twheel_wheel *w, unsigned int lvl,
 			     struct twheel_level *l);
-struct twheel_level *twheel_wheel_take_empty_level(struct twheel_wheel *w);
+struct twheel_level *twheel_wheel_take_empty_level(struct twheel_wheel *w,
+						   bool top);
 
 /* The level of an entry of deadline @expires, after clock @clk. */
 static inline unsigned int twheel_level(u64 expires, u64 clk)

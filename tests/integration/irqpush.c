@@ -137,13 +137,35 @@ static void align_to_level_range(void)
 		twt_sleep_ms(50);
 }
 
+/* One round: every timer's entry to @tick + its timeout. */
+static void push_all(volatile uint64_t *tab, const uint64_t *id,
+		     int64_t *last, int64_t tick)
+{
+	long i;
+
+	for (i = 0; i < NT; i++) {
+		last[i] = tick + TIMEOUT_MS + i % TIMEOUT_MS;
+		tab[(uint32_t)id[i] - 1] = TWHEEL_TABLE_DEADLINE(id[i], last[i]);
+	}
+}
+
+/*
+ * A round's pushes just ended; @prev is when the round before began. A
+ * timer's push may have come after the deadline the round before gave it
+ * (its timeout, at least TIMEOUT_MS after @prev), with a margin.
+ */
+static int late(int64_t prev)
+{
+	return twt_mono() - prev > (TIMEOUT_MS - 20) * TWT_MS;
+}
+
 static void pushed_no_wakeups(void)
 {
 	static int64_t last[NT];	/* last stored deadline tick */
 	static uint64_t id[NT];
 	static struct twheel_event ev[4 * NT];
 	struct waiter w = { .ev = ev, .cap = 4 * NT };
-	int64_t now, tick, base, late_at = -1, start_ms, end_ms;
+	int64_t now, prev, base, late_at = -1, start_ms, end_ms;
 	long before, after, i, r;
 	struct twheel_info info;
 	volatile uint64_t *tab;
@@ -177,17 +199,14 @@ static void pushed_no_wakeups(void)
 	 * into wheel levels the adds did not need, which the woken task
 	 * allocates (the callback never allocates).
 	 */
+	prev = twt_mono();
 	while (twt_mono() < base + TWT_S + 150 * TWT_MS) {
 		now = twt_mono();
-		tick = now / TWT_MS;
-		for (i = 0; i < NT; i++) {
-			last[i] = tick + TIMEOUT_MS + i % TIMEOUT_MS;
-			tab[(uint32_t)id[i] - 1] =
-				TWHEEL_TABLE_DEADLINE(id[i], last[i]);
-		}
-		twt_sleep_ms(PUSH_MS);
-		if (twt_mono() - now > (TIMEOUT_MS - 20) * TWT_MS)
+		push_all(tab, id, last, now / TWT_MS);
+		if (late(prev))
 			late_at = 0;
+		prev = now;
+		twt_sleep_ms(PUSH_MS);
 	}
 	start_ms = twt_mono() / TWT_MS;
 	before = voluntary_switches(w.tid);
@@ -195,16 +214,11 @@ static void pushed_no_wakeups(void)
 	atomic_store(&w.wakes, 0);
 	for (r = 0; r < ROUNDS; r++) {
 		now = twt_mono();
-		tick = now / TWT_MS;
-		for (i = 0; i < NT; i++) {
-			last[i] = tick + TIMEOUT_MS + i % TIMEOUT_MS;
-			tab[(uint32_t)id[i] - 1] =
-				TWHEEL_TABLE_DEADLINE(id[i], last[i]);
-		}
-		twt_sleep_ms(PUSH_MS);
-		if (late_at < 0 &&
-		    twt_mono() - now > (TIMEOUT_MS - 20) * TWT_MS)
+		push_all(tab, id, last, now / TWT_MS);
+		if (late_at < 0 && late(prev))
 			late_at = r;
+		prev = now;
+		twt_sleep_ms(PUSH_MS);
 	}
 	after = voluntary_switches(w.tid);
 	end_ms = twt_mono() / TWT_MS;

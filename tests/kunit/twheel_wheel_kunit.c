@@ -105,7 +105,7 @@ static unsigned int twheel_test_take_empty(struct kunit *test,
 	struct twheel_level *l;
 	unsigned int n = 0;
 
-	while ((l = twheel_wheel_take_empty_level(w))) {
+	while ((l = twheel_wheel_take_empty_level(w, false))) {
 		KUNIT_EXPECT_LT(test, n, TWHEEL_LEVELS);
 		if (n++ >= TWHEEL_LEVELS)
 			break;
@@ -206,7 +206,7 @@ static void twheel_wheel_test_levels(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, e);
 	twheel_wheel_init(w, 0);
 	INIT_LIST_HEAD(&out);
-	KUNIT_EXPECT_NULL(test, twheel_wheel_take_empty_level(w));
+	KUNIT_EXPECT_NULL(test, twheel_wheel_take_empty_level(w, false));
 	KUNIT_EXPECT_EQ(test, twheel_wheel_level_needed(w, 0), -1);	/* due */
 	KUNIT_EXPECT_EQ(test, twheel_wheel_level_needed(w, 63), 0);
 	KUNIT_EXPECT_EQ(test, twheel_wheel_level_needed(w, 64), 1);
@@ -219,7 +219,7 @@ static void twheel_wheel_test_levels(struct kunit *test)
 	twheel_test_add(test, w, &e[1], 4101);
 	KUNIT_EXPECT_NOT_NULL(test, w->lvl[2]);
 	KUNIT_EXPECT_NULL(test, w->lvl[0]);
-	KUNIT_EXPECT_NULL(test, twheel_wheel_take_empty_level(w));
+	KUNIT_EXPECT_NULL(test, twheel_wheel_take_empty_level(w, false));
 
 	/* hands back e[0], then stops for level 0, budget left */
 	budget = 100;
@@ -237,10 +237,10 @@ static void twheel_wheel_test_levels(struct kunit *test)
 
 	/* level 2, emptied by the cascade, comes back; nothing else */
 	l = w->lvl[2];
-	KUNIT_EXPECT_PTR_EQ(test, twheel_wheel_take_empty_level(w), l);
+	KUNIT_EXPECT_PTR_EQ(test, twheel_wheel_take_empty_level(w, false), l);
 	KUNIT_EXPECT_NULL(test, w->lvl[2]);
 	kunit_kfree(test, l);
-	KUNIT_EXPECT_NULL(test, twheel_wheel_take_empty_level(w));
+	KUNIT_EXPECT_NULL(test, twheel_wheel_take_empty_level(w, false));
 
 	/* a tie added while it waits joins the cascade: no level needed */
 	KUNIT_EXPECT_EQ(test, twheel_wheel_level_needed(w, 4101), -1);

@@ -547,25 +547,34 @@ static __maybe_unused int wref_give(struct wref *r, int lvl)
 
 /*
  * Take back up to @max empty levels with twheel_wheel_take_empty_level(),
- * and free them. Each must be one the wheel had and held nothing in
- * (bitmap 0, every slot NULL), now gone from the wheel, nothing else
- * changed; a NULL answer means every level the wheel has holds entries.
+ * and free them, asking for any empty level and for one above every level
+ * holding entries in turn. Each must be one the wheel had and held nothing
+ * in (bitmap 0, every slot NULL), above the highest level holding entries
+ * when asked so, now gone from the wheel, nothing else changed; a NULL
+ * answer means every level the wheel has (above that one) holds entries.
  */
 static __maybe_unused int wref_take_levels(struct wref *r, u32 max)
 {
 	struct twheel_wheel *w = r->w;
 	struct twheel_level *was[TWHEEL_LEVELS], *l;
 	u64 pend[TWHEEL_LEVELS];
-	unsigned int i, at, slot;
+	unsigned int i, at, slot, low;
+	bool top;
 	u32 k;
 
 	if (r->failed)		/* the wheel may be broken: leave it */
 		return -1;
 
 	for (k = 0; k < max; k++) {
+		top = k & 1;
 		memcpy(was, w->lvl, sizeof(was));
 		memcpy(pend, w->pending, sizeof(pend));
-		l = twheel_wheel_take_empty_level(w);
+		/* The lowest level @top lets it take: above any pending. */
+		for (low = TWHEEL_LEVELS; top && low && !pend[low - 1]; low--)
+			;
+		if (!top)
+			low = 0;
+		l = twheel_wheel_take_empty_level(w, top);
 		for (at = 0; l && at < TWHEEL_LEVELS && was[at] != l; at++)
 			;
 		for (i = 0; i < TWHEEL_LEVELS; i++) {
@@ -576,7 +585,7 @@ static __maybe_unused int wref_take_levels(struct wref *r, u32 max)
 						 i);
 		}
 		if (!l) {
-			for (i = 0; i < TWHEEL_LEVELS; i++)
+			for (i = low; i < TWHEEL_LEVELS; i++)
 				if (was[i] && !pend[i])
 					return WREF_FAIL(r, "take_empty_level() = NULL, but level %u is empty",
 							 i);
@@ -584,6 +593,9 @@ static __maybe_unused int wref_take_levels(struct wref *r, u32 max)
 		}
 		if (at == TWHEEL_LEVELS)
 			return WREF_FAIL(r, "take_empty_level() returned a level it was not given");
+		if (at < low)
+			return WREF_FAIL(r, "take_empty_level(top) took level %u, below a level holding entries",
+					 at);
 		for (slot = 0; slot < TWHEEL_SLOTS; slot++)
 			if (l->slot[slot])
 				break;
@@ -608,7 +620,7 @@ static __maybe_unused int wref_take_levels(struct wref *r, u32 max)
  */
 static __maybe_unused bool wref_took_one(struct wref *r)
 {
-	struct twheel_level *l = twheel_wheel_take_empty_level(r->w);
+	struct twheel_level *l = twheel_wheel_take_empty_level(r->w, false);
 
 	if (!l)
 		return false;
@@ -2367,7 +2379,7 @@ static __maybe_unused int wref_ring_removes(struct wref *r, unsigned int lvl,
 	if (r->w->pending[lvl] || !l)
 		return WREF_FAIL(r, "level %u: bitmap %llx after its last remove",
 				 lvl, r->w->pending[lvl]);
-	got = twheel_wheel_take_empty_level(r->w);
+	got = twheel_wheel_take_empty_level(r->w, false);
 	if (got)
 		WREF_FREE(got);
 	if (got != l || r->w->lvl[lvl])
@@ -2511,7 +2523,7 @@ static __maybe_unused int wref_case_levels(struct wref *r)
 				return WREF_FAIL(r, "level %u taken back with an entry",
 						 lvl);
 			wref_remove(r, TWHEEL_LEVELS + lvl);
-			got = twheel_wheel_take_empty_level(r->w);
+			got = twheel_wheel_take_empty_level(r->w, false);
 			if (got)
 				WREF_FREE(got);
 			if (got != l || r->w->lvl[lvl])
