@@ -144,6 +144,10 @@ stage_run integration-stock	tests/integration/run.sh stock &
 wait
 stage_report kunit
 stage_report integration-stock
+# One fd's batch against another fd's timer (isolation.c): a bound in
+# time, so in instruction time, one CPU under -icount, immune to the
+# host's load.
+stage isolation		tests/integration/run.sh stock-icount isolation
 stage integration-debug	tests/integration/run.sh debug
 # The bindings' device tests: Rust (static test binaries) on both kernels,
 # Python (Debian's interpreter brought into the guest) on the stock one.

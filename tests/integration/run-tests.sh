@@ -5,6 +5,7 @@
 # integration test program (/usr/bin/twt-*), checks the module's lifecycle,
 # and appends one "ok"/"not ok" line per case to /tmp/results.
 #   twheel-run-tests [PATTERN]   only programs whose name matches PATTERN
+# (twt-isolation only when PATTERN is "isolation": see run.sh)
 res=/tmp/results
 pat=${1:-*}
 
@@ -23,6 +24,8 @@ report vm/dev_node_created $?
 
 for t in /usr/bin/twt-$pat; do
 	[ -x "$t" ] || continue
+	# Its bound holds in instruction time: its own -icount boot (run.sh).
+	[ "$t" = /usr/bin/twt-isolation ] && [ "$pat" != isolation ] && continue
 	echo "# running $t"
 	t0=$(cut -d. -f1 /proc/uptime)
 	"$t" > /tmp/out.$$ 2>&1

@@ -2,8 +2,8 @@
 /*
  * waiter: expiry runs in the waiter's context. No kernel worker stands
  * between the hrtimer and the reader, so a real-time reader is woken like
- * a timerfd's; one fd's big batch does not delay another fd's timer; a
- * read stuck on a page fault holds no lock anyone else needs; poll only
+ * a timerfd's (one fd's big batch not delaying another fd's timer is
+ * isolation.c's); a read stuck on a page fault holds no lock anyone else needs; poll only
  * says readable when a record can be read; the order of records is the
  * one the header promises, also for a timer added after its deadline.
  */
@@ -25,15 +25,6 @@
 static int64_t ceil_ms(int64_t ns)
 {
 	return (ns + TWT_MS - 1) / TWT_MS * TWT_MS;
-}
-
-static void pin_cpu(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	CHECK_OK(sched_setaffinity(0, sizeof(set), &set));
 }
 
 /* ------------------------------------------------------------------ */
@@ -180,177 +171,6 @@ static void rt_load(void)
 	twt_print_dist("twheel minus timerfd lateness", diff, RT_ROUNDS);
 	CHECK(diff[RT_ROUNDS / 2] <= (int64_t)TWHEEL_DEFAULT_TICK_NS);
 }
-
-/* ------------------------------------------------------------------ */
-/* Isolation: one fd's batch does not delay another fd's timer         */
-
-/*
- * Timers one fd can add in about @secs seconds here, between 10^4 and
- * 10^6: the batch is as big as the machine allows in reasonable time (the
- * bound asserted does not depend on it).
- */
-static long batch_size(double secs, int64_t *per_add)
-{
-	int fd = twt_open(0);
-	int64_t t0 = twt_mono(), dt;
-	long n, i;
-
-	for (i = 0; i < 10000; i++)
-		twt_add_rel(fd, i, 3600 * TWT_S);
-	dt = twt_mono() - t0;
-	close(fd);
-	*per_add = dt / 10000 + 1;
-	n = (long)(secs * 1e9 / *per_add);
-	return n < 10000 ? 10000 : n > 1000000 ? 1000000 : n;
-}
-
-/* Slab objects carry KASAN's metadata: the debug kernel. */
-static int kasan(void)
-{
-	return twt_sysfs_read("/sys/kernel/slab/twheel_timer/slab_size") !=
-	       twt_sysfs_read("/sys/kernel/slab/twheel_timer/object_size");
-}
-
-#define MAX_USER_TIMERS	"/proc/sys/fs/twheel/max_user_timers"
-
-enum batch_how { BATCH_READS, BATCH_ONE_READ, BATCH_CLOSE };
-
-/*
- * Child A (CPU 0): @n timers, all due at @d (or an hour later for a
- * close), added before @d; at @d it reads them all (many reads or one) or
- * closes the fd. Returns with A's pid.
- */
-static pid_t batch_child(long n, int64_t d, enum batch_how how, int ready)
-{
-	pid_t pid = fork();
-	struct twheel_event *ev;
-	int64_t at = how == BATCH_CLOSE ? d + 3600 * TWT_S : d;
-	long i, got = 0;
-	int fd;
-
-	CHECK(pid >= 0);
-	if (pid)
-		return pid;
-	pin_cpu(0);
-	fd = twt_open(0);
-	ev = malloc((size_t)n * sizeof(*ev));
-	CHECK(ev);
-	for (i = 0; i < n; i++)
-		twt_add_abs(fd, i, at, CLOCK_MONOTONIC);
-	if (twt_mono() >= d - 50 * TWT_MS)
-		_exit(3);	/* too slow to add them before d: caller retries */
-	CHECK_EQ(write(ready, "r", 1), 1);
-	if (how == BATCH_CLOSE) {
-		twt_sleep_ns(d - twt_mono());
-		close(fd);
-		_exit(0);
-	}
-	while (got < n) {
-		ssize_t r = read(fd, ev + got,
-				 (how == BATCH_ONE_READ ? n - got : 4096) *
-				 sizeof(*ev));
-
-		CHECK(r > 0 && r % TWT_EV_SIZE == 0);
-		got += r / TWT_EV_SIZE;
-	}
-	for (i = 0; i < n; i++)
-		CHECK(ev[i].time_ns >= d);
-	_exit(0);
-}
-
-/*
- * One measurement: how late B's timer (this process) is when it falls due
- * 2 ms after A's batch of *n timers on another fd. Returns -1 if A could
- * not add them in time even with fewer (then *n is halved).
- */
-static int64_t batch_once(enum batch_how how, long *n, int64_t per_add)
-{
-	int64_t late = -1;
-	int tries;
-
-	for (tries = 0; tries < 3 && late < 0; tries++) {
-		/* Twice the time the adds should take, plus half a second. */
-		int64_t d = twt_mono() + 2 * *n * per_add + 500 * TWT_MS;
-		int p[2], st, fd = twt_open(0);
-		struct twheel_event ev;
-		pid_t a;
-		char c;
-
-		/* B: due 2 ms after A's batch. */
-		twt_add_abs(fd, 1, d + 2 * TWT_MS, CLOCK_MONOTONIC);
-		CHECK_OK(pipe(p));
-		a = batch_child(*n, d, how, p[1]);
-		close(p[1]);
-		if (read(p[0], &c, 1) == 1) {
-			CHECK_EQ(read(fd, &ev, sizeof(ev)), sizeof(ev));
-			late = twt_mono() - (d + 2 * TWT_MS);
-		}
-		CHECK_EQ(waitpid(a, &st, 0), a);
-		close(p[0]);
-		close(fd);
-		if (WIFEXITED(st) && WEXITSTATUS(st) == 3) {
-			*n /= 2;	/* adds too slow for the margin */
-			late = -1;
-			continue;
-		}
-		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	}
-	return late;
-}
-
-static void batch_case(enum batch_how how, const char *what)
-{
-	int64_t late = -1, alone, per_add;
-	long n = batch_size(8.0, &per_add);
-	/*
-	 * 5 ms. Under KASAN (the debug kernel) freeing an object can also
-	 * drain KASAN's quarantine with preemption off: 25 ms there.
-	 */
-	const int64_t bound = (kasan() ? 25 : 5) * TWT_MS;
-	long long old = twt_sysfs_read(MAX_USER_TIMERS);
-	char buf[32];
-	int round;
-
-	/*
-	 * Up to 10^6 timers, more than a user of a small VM may hold by
-	 * default: root raises the per-user limit for this case only.
-	 */
-	CHECK(old > 0);
-	if (old < 2000000)
-		CHECK_OK(twt_sysfs_write(MAX_USER_TIMERS, "2000000"));
-	pin_cpu(0);
-	/* The other process's timer alone, as a reference. */
-	{
-		int fd = twt_open(0);
-		int64_t d = twt_mono() + 20 * TWT_MS;
-		struct twheel_event ev;
-
-		twt_add_abs(fd, 1, d, CLOCK_MONOTONIC);
-		CHECK_EQ(read(fd, &ev, sizeof(ev)), sizeof(ev));
-		alone = twt_mono() - d;
-		close(fd);
-	}
-	/*
-	 * A TCG VM has latency spikes of its own, now and then longer than
-	 * the bound: up to three rounds, the best counts. A batch that held
-	 * B up structurally would do it every time.
-	 */
-	for (round = 0; round < 3; round++) {
-		late = batch_once(how, &n, per_add);
-		CHECK(late >= 0);
-		printf("# %s of %ld timers on another fd (same CPU): this fd's timer %.3f ms late (alone: %.3f ms)\n",
-		       what, n, late / 1e6, alone / 1e6);
-		if (late <= bound)
-			break;
-	}
-	snprintf(buf, sizeof(buf), "%lld", old);
-	CHECK_OK(twt_sysfs_write(MAX_USER_TIMERS, buf));
-	CHECK(late <= bound);
-}
-
-static void isolation_batch(void) { batch_case(BATCH_READS, "expiry and reads"); }
-static void isolation_one_read(void) { batch_case(BATCH_ONE_READ, "one read()"); }
-static void isolation_close(void) { batch_case(BATCH_CLOSE, "close()"); }
 
 /* ------------------------------------------------------------------ */
 /* A read stuck on a page fault                                       */
@@ -600,9 +420,6 @@ static void due_add_alone_at_once(void)
 
 TWT_MAIN("waiter",
 	 TWT_CASE_T(rt_load, 60),
-	 TWT_CASE_T(isolation_batch, 300),
-	 TWT_CASE_T(isolation_one_read, 300),
-	 TWT_CASE_T(isolation_close, 300),
 	 TWT_CASE_T(stuck_copy, 60),
 	 TWT_CASE(poll_exact),
 	 TWT_CASE(epoll_exact),
