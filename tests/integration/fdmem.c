@@ -112,9 +112,22 @@ static long long cg_slab(void)
 {
 	long long v, sum = 0;
 	char line[256];
-	FILE *f = fopen(CG_FDMEM "/memory.stat", "r");
+	FILE *f;
 	int n = 0;
 
+	/*
+	 * memory.stat flushes the cgroup's per-CPU counters only past a
+	 * threshold (since 6.8: 64 pages of updates per CPU; else every 2 s):
+	 * up to 512 KiB stale on the debug kernel, a quarter of an fd's
+	 * bytes. Reading cpu.stat flushes every controller's counters of
+	 * the cgroup (cgroup_rstat_flush()), memory's included.
+	 */
+	f = fopen(CG_FDMEM "/cpu.stat", "r");
+	CHECK(f);
+	while (fgets(line, sizeof(line), f))
+		;
+	fclose(f);
+	f = fopen(CG_FDMEM "/memory.stat", "r");
 	CHECK(f);
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "slab_reclaimable %lld", &v) == 1 ||
