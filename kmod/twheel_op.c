@@ -93,9 +93,34 @@ static void twheel_mem_keep(struct twheel_mem *m, struct twheel_timer *t)
 	m->obj = pt ? (void *)pt : t;
 }
 
+/*
+ * @t was just placed with @deadline, due by @now_ns. If it went into the
+ * wheel all the same, behind timers of its tick that the hrtimer callback
+ * gave back to the wheel since @now_ns was read (twheel_timer_place()),
+ * bring the wheel to the present: that queues them and then it, before
+ * the operation returns. (One whose deadline passed inside the current
+ * tick, waiting behind a pending timer of its slot, stays for its tick.)
+ * Past one chunk of wheel work, or with a wall clock set to act on first,
+ * the update is kicked instead: the rest comes with the fd's next use.
+ */
+static bool twheel_op_unsettled(struct twheel_timer *t, s64 deadline,
+				s64 now_ns)
+{
+	return deadline <= now_ns && !twheel_timer_queued(t);
+}
+
+/* twheel_op_unsettled(): the update, @t's clock's; @t may end in it. */
+static void twheel_op_settle(struct twheel_timers *tm, u32 clock)
+{
+	s64 now_ns;
+
+	(void)__twheel_timers_present(tm, clock, &now_ns);
+}
+
 /* TWHEEL_OP_ADD; @obj is the new timer's memory. */
 static int twheel_op_add(struct twheel_timers *tm, struct twheel_op *op,
-			 void **obj, struct twheel_timer **created)
+			 void **obj, struct twheel_timer **created,
+			 bool *settle)
 {
 	struct twheel_timer *t = *obj;
 	s64 now_ns, deadline;
@@ -166,6 +191,7 @@ static int twheel_op_add(struct twheel_timers *tm, struct twheel_op *op,
 	if (twheel_table_on(&tm->table))
 		twheel_timer_publish(tm, t, deadline);
 	twheel_timer_place(tm, t, deadline, now_ns);
+	*settle = twheel_op_unsettled(t, deadline, now_ns);
 	*created = t;
 	return 0;
 }
@@ -256,6 +282,8 @@ static void twheel_op_modify_apply(struct twheel_timers *tm,
 	if (twheel_table_on(&tm->table))
 		twheel_timer_publish(tm, t, deadline);
 	twheel_timer_place(tm, t, deadline, now_ns);
+	if (twheel_op_unsettled(t, deadline, now_ns))
+		twheel_op_settle(tm, clock);
 	/*
 	 * An earlier deadline re-armed the hrtimer above. A later one leaves
 	 * it armed early, at most one event that queues nothing (cheaper
@@ -328,6 +356,7 @@ int twheel_timers_op(struct twheel_timers *tm, struct twheel_op *op,
 {
 	struct twheel_timer *t = NULL;
 	s64 now_ns = 0, deadline = 0;
+	bool settle = false;
 	int ret = -EINVAL;
 
 	twheel_op_clear(op);
@@ -335,7 +364,7 @@ int twheel_timers_op(struct twheel_timers *tm, struct twheel_op *op,
 		goto failed;
 	switch (op->op) {
 	case TWHEEL_OP_ADD:
-		ret = twheel_op_add(tm, op, &m->obj, &t);
+		ret = twheel_op_add(tm, op, &m->obj, &t, &settle);
 		if (ret)
 			break;
 		ret = out(arg, i, op);
@@ -345,6 +374,8 @@ int twheel_timers_op(struct twheel_timers *tm, struct twheel_op *op,
 			return ret;
 		}
 		tm->used = true;
+		if (settle)
+			twheel_op_settle(tm, twheel_timer_clock(t));
 		return 0;
 	case TWHEEL_OP_MODIFY:
 		ret = twheel_op_modify_check(tm, op, m->obj, &t, &now_ns,

@@ -298,9 +298,10 @@ static int irq_between(void *arg, u32 i, const struct twheel_op *op)
 /*
  * A added before its deadline D, B after it with the same D, and the
  * callback hands A back between the present B's add read (before D's
- * tick) and B's placing: A still comes first. The present is read once
- * per batch, so a SUBMIT whose first op reads it and whose @out runs the
- * callback puts the interrupt exactly there.
+ * tick) and B's placing: A still comes first, and both are queued before
+ * the call returns (B's add brings the wheel to the present). The present
+ * is read once per batch, so a SUBMIT whose first op reads it and whose
+ * @out runs the callback puts the interrupt exactly there.
  */
 static void twheel_irq_same_tick_add_after(struct kunit *test)
 {
@@ -325,8 +326,8 @@ static void twheel_irq_same_tick_add_after(struct kunit *test)
 						&err), 2U);
 	KUNIT_ASSERT_EQ(test, err, 0);
 	KUNIT_ASSERT_EQ(test, ops[1].error, 0);
-	/* What the woken waiter's update does; then both are read, A first. */
-	ctx_advance(test, ctx, 0);
+	/* Both queued before the SUBMIT returned: A, then B. */
+	KUNIT_EXPECT_EQ(test, twheel_ctx_timers(ctx)->nr_queued, 2ULL);
 	KUNIT_ASSERT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, r), 2L);
 	KUNIT_EXPECT_EQ(test, r->ev[0].id, a);
 	KUNIT_EXPECT_EQ(test, r->ev[1].id, ops[1].id);

@@ -303,7 +303,10 @@
  *	reused while the fd is open
  *
  * A timer whose deadline tick has already been reached is queued before
- * the ioctl returns, behind every record already queued. So is one whose
+ * the ioctl returns, behind every record already queued (and behind the
+ * fd's timers of that tick it finds falling due at that moment, queued
+ * then too; only when those are more than 256 does it come with them at
+ * the fd's next use, as a read or poll does first). So is one whose
  * deadline has passed inside the current tick (its deadline tick is the
  * next), unless the wheel of its clock (on a TWHEEL_CONFIG_MANUAL fd, the
  * fd's one wheel) holds a pending timer in the same slot: one due in that
