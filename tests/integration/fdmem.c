@@ -351,10 +351,10 @@ static void per_fd(const char *what, const int64_t *ahead, int n, int levels,
 	       debug ? " (bound not asserted: KASAN)" : "");
 	slabs_print(what, s0, s1, N_FDS);
 	/*
-	 * To within the counters' per-CPU batches (under a page per CPU, a
-	 * few bytes per fd; exact on the stock and rt kernels, 9 bytes over
-	 * on the debug one): one object more or less of 32 bytes or more
-	 * fails it.
+	 * To within the objects' per-CPU byte caches (under a page per CPU,
+	 * a few bytes per fd; exact on all three kernels since cg_slab()
+	 * flushes first): one object more or less of 32 bytes or more fails
+	 * it.
 	 */
 	CHECK(charged > model - 32.0 && charged < model + 32.0);
 	if (!debug) {
