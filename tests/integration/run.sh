@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Run the integration tests (tests/integration/*.c, built static into
-# build/vm-bin/) in a VM on the debug, the stock or the PREEMPT_RT kernel.
-#   tests/integration/run.sh debug|stock|rt [PATTERN]
+# build/vm-bin/) in a VM on the debug, the stock or the PREEMPT_RT kernel,
+# or (stock-icount) the stock kernel on one CPU under QEMU's -icount.
+#   tests/integration/run.sh debug|stock|rt|stock-icount [PATTERN]
 # On rt, TWHEEL_EXPECT_RT=1 makes rt/kernel_is_preempt_rt (rt.c) fail unless
 # the guest really runs PREEMPT_RT.
 # Last line: "RESULT <passed> <failed> <skipped>". A VM that fails closed (a kernel
