@@ -502,6 +502,29 @@ int twheel_base_prepare(struct twheel_base *base, s64 deadline)
 }
 
 /**
+ * __twheel_base_add() - add an entry the context holds to a base's wheel,
+ *                       if the wheel has the level it needs
+ * @base: the base, whose lock is held
+ * @e: the entry
+ * @tick: its tick
+ * @arm: also arm the hrtimer when @tick is before the tick it is armed for
+ *
+ * Return: true when @e was added; false, nothing done, when the level it
+ * needs is missing (twheel_base_add() allocates it).
+ */
+bool __twheel_base_add(struct twheel_base *base, struct twheel_entry *e,
+		       u64 tick, bool arm)
+{
+	lockdep_assert_held(&base->lock);
+	if (twheel_wheel_level_needed(&base->wheel, tick) >= 0)
+		return false;
+	twheel_wheel_add(&base->wheel, e, tick);
+	if (arm && tick < base->armed)
+		__twheel_base_arm(base);
+	return true;
+}
+
+/**
  * twheel_base_add() - add an entry the context holds to a base's wheel
  * @base: the base
  * @e: the entry
@@ -515,17 +538,15 @@ void twheel_base_add(struct twheel_base *base, struct twheel_entry *e,
 		     u64 tick, bool arm)
 {
 	unsigned long flags;
-	int lvl;
 
 	twheel_base_lock(base, flags);
-	while ((lvl = twheel_wheel_level_needed(&base->wheel, tick)) >= 0) {
+	while (!__twheel_base_add(base, e, tick, arm)) {
+		int lvl = twheel_wheel_level_needed(&base->wheel, tick);
+
 		twheel_base_unlock(base, flags);
 		twheel_base_give(base, lvl);
 		twheel_base_lock(base, flags);
 	}
-	twheel_wheel_add(&base->wheel, e, tick);
-	if (arm && tick < base->armed)
-		__twheel_base_arm(base);
 	twheel_base_unlock(base, flags);
 }
 
@@ -575,24 +596,6 @@ void __twheel_base_arm(struct twheel_base *base)
 }
 
 /**
- * twheel_base_arm() - arm the hrtimer for the wheel's next event, or stop
- *                     it and free the wheel's levels when it is empty
- * @base: the base, whose lock is not held
- */
-void twheel_base_arm(struct twheel_base *base)
-{
-	unsigned long flags;
-	bool empty;
-
-	twheel_base_lock(base, flags);
-	__twheel_base_arm(base);
-	empty = twheel_wheel_empty(&base->wheel);
-	twheel_base_unlock(base, flags);
-	if (empty)
-		twheel_base_trim(base);
-}
-
-/**
  * twheel_base_arm_idle() - stop the hrtimer if the wheel is empty
  * @base: the base, whose lock is not held
  *
@@ -606,6 +609,13 @@ void twheel_base_arm_idle(struct twheel_base *base)
 	unsigned long flags;
 	bool empty;
 
+	/*
+	 * Without the lock first: only the task holding the set's lock takes
+	 * entries out for good; the callback puts back, within its hold of
+	 * base->lock, every entry it takes. Seen held, the wheel stays so.
+	 */
+	if (data_race(!twheel_wheel_empty(&base->wheel)))
+		return;
 	twheel_base_lock(base, flags);
 	empty = twheel_wheel_empty(&base->wheel);
 	if (empty)

@@ -133,7 +133,8 @@ struct twheel_clocks {
  * @from: the wheel's clock before
  * @start: the budget before
  * @n: entries handed back (due)
- * @done: the wheel is up to date
+ * @done: the wheel is up to date, its hrtimer armed
+ * @empty: ... and it holds no entry: twheel_base_updated() frees its levels
  */
 struct twheel_base_step {
 	s64 now_ns;
@@ -141,6 +142,7 @@ struct twheel_base_step {
 	u64 start;
 	u64 n;
 	bool done;
+	bool empty;
 };
 
 /**
@@ -300,6 +302,8 @@ struct twheel_base *twheel_base_get(struct twheel_clocks *clocks, u32 clock);
 	spin_unlock_irqrestore(&(base)->lock, flags)
 
 int twheel_base_prepare(struct twheel_base *base, s64 deadline);
+bool __twheel_base_add(struct twheel_base *base, struct twheel_entry *e,
+		       u64 tick, bool arm);
 void twheel_base_add(struct twheel_base *base, struct twheel_entry *e,
 		     u64 tick, bool arm);
 
@@ -316,7 +320,6 @@ static inline bool twheel_base_steady(const struct twheel_base *base)
 
 void __twheel_base_arm(struct twheel_base *base);
 void twheel_base_arm_idle(struct twheel_base *base);
-void twheel_base_arm(struct twheel_base *base);
 void twheel_base_trim(struct twheel_base *base);
 void twheel_base_give(struct twheel_base *base, int lvl);
 bool twheel_base_finish_rebase(struct twheel_base *base, u64 *budget);

@@ -81,6 +81,10 @@ static void twheel_base_catch_up(struct twheel_base *base,
  * adv->now_ns (later than @now_ns when the hrtimer callback had moved the
  * wheel past it), then calls twheel_base_updated().
  *
+ * The common case, no clock set back and no level to allocate, takes
+ * base->lock once; an update that brings the wheel up to date arms its
+ * hrtimer for the next event in that same hold.
+ *
  * Return: true when the wheel is up to date; false when the budget ran
  * out first.
  */
@@ -97,6 +101,7 @@ bool twheel_base_update(struct twheel_base *base, s64 now_ns, u64 *budget,
 	adv->start = *budget;
 	adv->n = 0;
 	adv->done = false;
+	adv->empty = false;
 	twheel_base_lock(base, flags);
 	adv->from = base->wheel.clk;
 	twheel_wheel_take_parked(&base->wheel, ended);
@@ -108,27 +113,32 @@ bool twheel_base_update(struct twheel_base *base, s64 now_ns, u64 *budget,
 	if (list_empty(&base->rebase) && now < base->wheel.clk &&
 	    !twheel_base_steady(base))
 		twheel_wheel_take_all(&base->wheel, now, &base->rebase);
-	twheel_base_unlock(base, flags);
-	if (!twheel_base_finish_rebase(base, budget))
-		return false;
-
-	for (;;) {
+	if (!list_empty(&base->rebase)) {
+		twheel_base_unlock(base, flags);
+		if (!twheel_base_finish_rebase(base, budget))
+			return false;
 		twheel_base_lock(base, flags);
+	}
+	for (;;) {
 		twheel_base_catch_up(base, adv, &now);
 		adv->n += twheel_wheel_advance_some(&base->wheel, now, expired,
 						    budget);
 		behind = twheel_wheel_behind(&base->wheel, now);
 		/* Stopped for a level it lacks, or for its budget? */
 		lvl = behind ? twheel_wheel_level_missing(&base->wheel) : -1;
-		twheel_base_unlock(base, flags);
-		if (!behind) {
-			adv->done = true;
-			break;
-		}
 		if (lvl < 0)
 			break;
+		twheel_base_unlock(base, flags);
 		twheel_base_give(base, lvl);
+		twheel_base_lock(base, flags);
 	}
+	if (!behind) {
+		/* Up to date: the hrtimer goes to its next event. */
+		adv->done = true;
+		__twheel_base_arm(base);
+		adv->empty = twheel_wheel_empty(&base->wheel);
+	}
+	twheel_base_unlock(base, flags);
 	return adv->done;
 }
 
@@ -138,8 +148,8 @@ bool twheel_base_update(struct twheel_base *base, s64 now_ns, u64 *budget,
  * @budget: the budget left
  * @adv: what twheel_base_update() set
  *
- * Traces the advance (after the expiries it queued) and, when the wheel
- * is up to date, arms the hrtimer for its next event.
+ * Traces the advance (after the expiries it queued) and, when the update
+ * left the wheel empty, frees its levels.
  */
 void twheel_base_updated(struct twheel_base *base, u64 budget,
 			 const struct twheel_base_step *adv)
@@ -151,6 +161,6 @@ void twheel_base_updated(struct twheel_base *base, u64 budget,
 					   twheel_clock_id(base->clock),
 					   adv->from, clk, adv->now_ns, adv->n,
 					   adv->start - budget);
-	if (adv->done)
-		twheel_base_arm(base);
+	if (adv->empty)
+		twheel_base_trim(base);
 }

@@ -353,7 +353,8 @@ static bool twheel_timer_is_sets_rec(struct twheel_timers *tm,
  * handed back after it); else put it in the wheel. A deadline after
  * @now_ns always goes to the wheel, also when the wheel's clock is ahead
  * of @now_ns (the wall clock was set back): the wheel's next update takes
- * it out and adds it again.
+ * it out and adds it again. One hold of the base's lock decides and adds,
+ * unless the wheel lacks the level @t needs.
  */
 void twheel_timer_place(struct twheel_timers *tm, struct twheel_timer *t,
 			s64 deadline, s64 now_ns)
@@ -362,9 +363,9 @@ void twheel_timer_place(struct twheel_timers *tm, struct twheel_timer *t,
 						  twheel_timer_clock(t));
 	struct twheel_ptimer *pt = twheel_ptimer(t);
 	u64 tick = twheel_deadline_tick(deadline, tm->clocks.tick_ns);
+	bool now, added = false;
 	unsigned long flags;
 	LIST_HEAD(one);
-	bool now;
 
 	if (pt)
 		pt->deadline_ns = deadline;
@@ -375,6 +376,8 @@ void twheel_timer_place(struct twheel_timers *tm, struct twheel_timer *t,
 	 * the tick's timers, still in the wheel (twheel_irq.c).
 	 */
 	now = deadline <= now_ns && !twheel_wheel_holds(&base->wheel, tick);
+	if (!now)
+		added = __twheel_base_add(base, &t->entry, tick, true);
 	twheel_base_unlock(base, flags);
 	if (now) {
 		if (trace_twheel_timer_expire_enabled())
@@ -388,7 +391,8 @@ void twheel_timer_place(struct twheel_timers *tm, struct twheel_timer *t,
 		twheel_timers_queue(tm, &one, 1, true);
 		return;
 	}
-	twheel_base_add(base, &t->entry, tick, true);
+	if (!added)
+		twheel_base_add(base, &t->entry, tick, true);
 }
 
 /**

@@ -43,7 +43,7 @@ static_assert(sizeof(struct twheel_op) == 72);
 static_assert(offsetof(struct twheel_query, status) == 16);
 
 /**
- * twheel_copy_in() - copy an ioctl's argument struct in
+ * __twheel_copy_in() - copy an ioctl's argument struct in
  * @karg: the kernel's struct
  * @ksize: its size
  * @uarg: the caller's struct
@@ -62,8 +62,8 @@ static_assert(offsetof(struct twheel_query, status) == 16);
  *
  * Return: 0 or a negative errno.
  */
-int twheel_copy_in(void *karg, size_t ksize, void __user *uarg, size_t usize,
-		   size_t minsize, bool out)
+int __twheel_copy_in(void *karg, size_t ksize, void __user *uarg,
+		     size_t usize, size_t minsize, bool out)
 {
 	int ret;
 
@@ -123,8 +123,10 @@ int twheel_out_fault_in(void __user *uarg, size_t len)
  * twheel_copy_in(); with @nowait without waiting for a page: one not in
  * memory is -EAGAIN.
  */
-static int twheel_args_in(void *karg, size_t ksize, void __user *uarg,
-			  size_t usize, size_t minsize, bool out, bool nowait)
+static __always_inline int twheel_args_in(void *karg, size_t ksize,
+					  void __user *uarg, size_t usize,
+					  size_t minsize, bool out,
+					  bool nowait)
 {
 	int ret;
 

@@ -11,6 +11,7 @@
 #include <linux/compiler.h>
 #include <linux/kconfig.h>
 #include <linux/types.h>
+#include <linux/uaccess.h>
 
 struct twheel_ctx;
 struct twheel_op;
@@ -43,8 +44,33 @@ static inline bool twheel_by_field(const void __user *p)
 	       IS_ALIGNED((unsigned long)p, sizeof(u64));
 }
 
-int twheel_copy_in(void *karg, size_t ksize, void __user *uarg, size_t usize,
-		   size_t minsize, bool out);
+int __twheel_copy_in(void *karg, size_t ksize, void __user *uarg,
+		     size_t usize, size_t minsize, bool out);
+
+/**
+ * twheel_copy_in() - copy an ioctl's argument struct in
+ * @karg: the kernel's struct
+ * @ksize: its size
+ * @uarg: the caller's struct
+ * @usize: its size, from the command number
+ * @minsize: the first published size: smaller ones are EINVAL
+ * @out: the command writes results back
+ *
+ * As __twheel_copy_in(). The usual case, a caller's struct of the
+ * kernel's size, is one copy of a size known when compiling: hardened
+ * usercopy then has no stack object to look up at run time.
+ *
+ * Return: 0 or a negative errno.
+ */
+static __always_inline int twheel_copy_in(void *karg, size_t ksize,
+					  void __user *uarg, size_t usize,
+					  size_t minsize, bool out)
+{
+	if (__builtin_constant_p(ksize) && usize == ksize)
+		return copy_from_user(karg, uarg, ksize) ? -EFAULT : 0;
+	return __twheel_copy_in(karg, ksize, uarg, usize, minsize, out);
+}
+
 int twheel_copy_out(void __user *uarg, size_t usize, const void *karg,
 		    size_t ksize);
 int twheel_out_fault_in(void __user *uarg, size_t len);
