@@ -504,12 +504,13 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_advance);
 
 /*
  * Caller holds the lock, released here: hand over up to @max queued
- * records (TWHEEL_CHUNK at most), as twheel_ctx_read() says.
+ * records (TWHEEL_CHUNK at most), as twheel_ctx_read() says; for @rd (or
+ * NULL), as twheel_ctx_read_in() says.
  */
 static long twheel_ctx_take(struct twheel_ctx *ctx, u64 max,
 			    int (*emit)(void *arg,
 					const struct twheel_event *ev, u32 n),
-			    void *arg)
+			    void *arg, struct twheel_read *rd)
 {
 	struct twheel_timers *tm = &ctx->timers;
 	struct twheel_event ev[TWHEEL_READ_BATCH];
@@ -517,14 +518,16 @@ static long twheel_ctx_take(struct twheel_ctx *ctx, u64 max,
 	u8 valid = 0;
 	u64 n = 0;
 	int ret = 0;
-	u32 k;
+	u32 k, i;
 
 	lockdep_assert_held(&ctx->lock);
 	while (n < max && n < TWHEEL_CHUNK) {
 		k = twheel_timers_peek(tm, ev,
 				       min3(max - n, TWHEEL_CHUNK - n,
 					    (u64)TWHEEL_READ_BATCH),
-				       now, &valid);
+				       now, &valid,
+				       rd && rd->more ? rd->first : NULL,
+				       rd ? rd->seen : 0);
 		if (!k)
 			break;
 		ret = emit(arg, ev, k);
@@ -535,6 +538,17 @@ static long twheel_ctx_take(struct twheel_ctx *ctx, u64 max,
 		n += ret;
 		if (ret < k)
 			break;
+	}
+	/* The earliest presents the read's periodic timers were put back at. */
+	if (rd && n) {
+		for (i = 0; i < TWHEEL_NR_CLOCKS; i++) {
+			if (!(valid & BIT(i)))
+				continue;
+			if (!(rd->seen & BIT(i)) || now[i] < rd->first[i])
+				rd->first[i] = now[i];
+			rd->seen |= BIT(i);
+		}
+		rd->more = true;
 	}
 	twheel_stat_add(read, n);
 	twheel_ctx_unlock(ctx);
@@ -565,33 +579,46 @@ long twheel_ctx_read(struct twheel_ctx *ctx, u64 max,
 		     void *arg)
 {
 	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_RECORD);
-	return twheel_ctx_take(ctx, max, emit, arg);
+	return twheel_ctx_take(ctx, max, emit, arg, NULL);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_read);
 
 /**
- * twheel_ctx_read_nowait() - twheel_ctx_read(), never sleeping
+ * twheel_ctx_read_in() - one call of a read(2) that may make several
  * @ctx: the context; the caller does not hold the lock
+ * @rd: the read, zeroed before its first call
  * @max: the most records to hand over
  * @emit: as for twheel_ctx_read()
  * @arg: for @emit
+ * @nowait: never sleep: the lock taken only if it is free, and at most one
+ *          chunk of wheel work done (twheel_ctx_trylock_update())
  *
- * As twheel_ctx_read(), the lock taken with twheel_ctx_trylock_update():
- * at most one chunk of wheel work, and TWHEEL_CHUNK records.
+ * Once the read took records, a later call hands over no record of a
+ * periodic timer for a deadline after the earliest present at which the
+ * read took records on that timer's clock (@rd->first): it stops before
+ * it, leaving it and the records after it for the next read. A periodic
+ * timer whose record the read took went back into the wheel for a
+ * deadline after that present; should the deadline pass while the read
+ * goes on (the wheels are advanced again when the queue runs dry), one
+ * read would otherwise hold two records of one timer, and the reader's
+ * answer to the first (a cancel, a modify) could not retract the second.
  *
- * Return: as twheel_ctx_read(); -EAGAIN when the lock was taken or more
- * than one chunk of wheel work was due.
+ * Return: as twheel_ctx_read(); with @nowait, -EAGAIN when the lock was
+ * taken or more than one chunk of wheel work was due.
  */
-long twheel_ctx_read_nowait(struct twheel_ctx *ctx, u64 max,
-			    int (*emit)(void *arg,
-					const struct twheel_event *ev, u32 n),
-			    void *arg)
+long twheel_ctx_read_in(struct twheel_ctx *ctx, struct twheel_read *rd,
+			u64 max,
+			int (*emit)(void *arg, const struct twheel_event *ev,
+				    u32 n),
+			void *arg, bool nowait)
 {
-	if (!twheel_ctx_trylock_update(ctx, TWHEEL_UPDATE_RECORD))
+	if (!nowait)
+		twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_RECORD);
+	else if (!twheel_ctx_trylock_update(ctx, TWHEEL_UPDATE_RECORD))
 		return -EAGAIN;
-	return twheel_ctx_take(ctx, max, emit, arg);
+	return twheel_ctx_take(ctx, max, emit, arg, rd);
 }
-EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_read_nowait);
+EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_read_in);
 
 /**
  * twheel_ctx_mmap() - allow a mapping of the table

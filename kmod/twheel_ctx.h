@@ -33,6 +33,8 @@
 
 #include <linux/twheel.h>
 
+#include "twheel_base.h"
+
 struct page;
 struct twheel_ctx;
 struct twheel_timers;
@@ -82,10 +84,25 @@ long twheel_ctx_read(struct twheel_ctx *ctx, u64 max,
 		     int (*emit)(void *arg, const struct twheel_event *ev,
 				 u32 n),
 		     void *arg);
-long twheel_ctx_read_nowait(struct twheel_ctx *ctx, u64 max,
-			    int (*emit)(void *arg,
-					const struct twheel_event *ev, u32 n),
-			    void *arg);
+/**
+ * struct twheel_read - one read(2), over its calls of twheel_ctx_read_in()
+ * @first: per clock, the earliest present at which it took records
+ * @seen: bit per clock: @first is set
+ * @more: it took records already
+ *
+ * Zeroed before the first call.
+ */
+struct twheel_read {
+	s64 first[TWHEEL_NR_CLOCKS];
+	u8 seen;
+	bool more;
+};
+
+long twheel_ctx_read_in(struct twheel_ctx *ctx, struct twheel_read *rd,
+			u64 max,
+			int (*emit)(void *arg, const struct twheel_event *ev,
+				    u32 n),
+			void *arg, bool nowait);
 void twheel_ctx_info(struct twheel_ctx *ctx, struct twheel_info *info);
 void twheel_ctx_show(struct twheel_ctx *ctx, struct seq_file *m);
 

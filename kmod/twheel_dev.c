@@ -428,17 +428,16 @@ static ssize_t twheel_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	bool nowait = (file->f_flags & O_NONBLOCK) ||
 		      (iocb->ki_flags & IOCB_NOWAIT);
 	u64 want = iov_iter_count(to) / size, done = 0;
+	struct twheel_read rd = {};
 	long n;
 	int ret;
 
 	if (!want)
 		return -EINVAL;
 	while (done < want) {
-		if (iocb->ki_flags & IOCB_NOWAIT)
-			n = twheel_ctx_read_nowait(ctx, want - done, twheel_emit,
-						   to);
-		else
-			n = twheel_ctx_read(ctx, want - done, twheel_emit, to);
+		/* No second record of a timer it took: see there. */
+		n = twheel_ctx_read_in(ctx, &rd, want - done, twheel_emit, to,
+				       iocb->ki_flags & IOCB_NOWAIT);
 		if (n > 0) {
 			done += n;
 			if (fatal_signal_pending(current))

@@ -527,6 +527,20 @@ static void twheel_timer_consume(struct twheel_timers *tm,
 			   now[twheel_timer_clock(t)]);
 }
 
+/*
+ * Is @t's record that of a periodic timer for a deadline after @until on
+ * its clock (@until_valid: bit per clock, @until is set)?
+ */
+static bool twheel_timer_after(struct twheel_timer *t, const s64 *until,
+			       u8 until_valid)
+{
+	struct twheel_ptimer *pt = twheel_ptimer(t);
+	u32 clock = twheel_timer_clock(t);
+
+	return pt && pt->period_ns && !twheel_timer_set_rec(t) &&
+	       (until_valid & BIT(clock)) && pt->deadline_ns > until[clock];
+}
+
 /**
  * twheel_timers_peek() - the records at the head of the queue
  * @tm: the timers
@@ -534,21 +548,27 @@ static void twheel_timer_consume(struct twheel_timers *tm,
  * @n: room in @ev, at most TWHEEL_READ_BATCH
  * @now: per clock, its present once read for this batch of records
  * @valid: bit per clock: @now is valid (set here when read)
+ * @until: NULL; or, per clock, a present: stop before the record of a
+ *        periodic timer for a deadline after it (a read that took that
+ *        timer's record before put it back in the wheel for a deadline
+ *        after that present: its next record is for the next read)
+ * @until_valid: bit per clock: @until is set
  *
  * Nothing leaves the queue: twheel_timers_take() ends the records the
  * caller could hand over.
  *
  * Return: the number of records set, fewer than @n when the queue holds
- * fewer.
+ * fewer (or @until stopped it).
  */
 u32 twheel_timers_peek(struct twheel_timers *tm, struct twheel_event *ev,
-		       u32 n, s64 *now, u8 *valid)
+		       u32 n, s64 *now, u8 *valid, const s64 *until,
+		       u8 until_valid)
 {
 	struct twheel_timer *t;
 	u32 k = 0;
 
 	list_for_each_entry(t, &tm->ready, rec.link) {
-		if (k == n)
+		if (k == n || (until && twheel_timer_after(t, until, until_valid)))
 			break;
 		twheel_timer_record(tm, t, &ev[k++], now, valid);
 	}

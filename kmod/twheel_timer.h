@@ -285,7 +285,8 @@ bool twheel_timers_set_pending(struct twheel_timers *tm);
 int twheel_timers_watch_sets(struct twheel_timers *tm, bool records);
 void twheel_timers_drop_set_rec(struct twheel_timers *tm);
 u32 twheel_timers_peek(struct twheel_timers *tm, struct twheel_event *ev,
-		       u32 n, s64 *now, u8 *valid);
+		       u32 n, s64 *now, u8 *valid, const s64 *until,
+		       u8 until_valid);
 void twheel_timers_take(struct twheel_timers *tm, u32 n, const s64 *now);
 s64 twheel_periods_after(s64 d, u64 n, u64 p);
 

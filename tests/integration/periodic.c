@@ -479,6 +479,51 @@ static void unread_no_wakeups(void)
 	close(fd);
 }
 
+/*
+ * One read(2), one record per timer: a read that took a periodic timer's
+ * record (and so set its next deadline) never hands over a second record
+ * of it, also when that deadline passes while the read goes on (a read
+ * with room left goes on with the records queued). A reader closing a
+ * connection on its timer's record, cancelling the timer, would
+ * otherwise find in the same buffer a record of a timer it had ended
+ * (echo10k: "record for timer ... of no open connection"). A period of a
+ * few ticks of 1 us: the next deadline passes within the read.
+ */
+static void one_record_per_read(void)
+{
+	int fd = twt_open(0);
+	struct twheel_event ev[16];
+	int64_t end;
+	long reads = 0, twice = 0, records = 0;
+	uint64_t id[2];
+
+	twt_config(fd, TWT_US, 0);
+	id[0] = twt_addp(fd, 1, 5 * TWT_US, 5 * TWT_US, 0, CLOCK_MONOTONIC);
+	id[1] = twt_addp(fd, 2, 7 * TWT_US, 7 * TWT_US, 0, CLOCK_MONOTONIC);
+	end = twt_mono() + 2 * TWT_S;
+	while (twt_mono() < end) {
+		ssize_t n = read(fd, ev, sizeof(ev));
+		int seen[2] = { 0, 0 };
+
+		CHECK(n > 0 && n % TWT_EV_SIZE == 0);
+		n /= TWT_EV_SIZE;
+		reads++;
+		records += n;
+		for (ssize_t i = 0; i < n; i++) {
+			int k = ev[i].id == id[0] ? 0 : 1;
+
+			CHECK(ev[i].id == id[k]);
+			if (seen[k]++ && twice++ < 5)
+				printf("# read %ld: timer %llu twice in %zd records\n",
+				       reads, (unsigned long long)ev[i].id, n);
+		}
+	}
+	printf("# %ld reads, %ld records, %ld with a timer twice\n", reads,
+	       records, twice);
+	CHECK_EQ(twice, 0);
+	close(fd);
+}
+
 TWT_MAIN("periodic",
 	 TWT_CASE(count_three_manual),
 	 TWT_CASE(one_record_at_a_time),
@@ -490,4 +535,5 @@ TWT_MAIN("periodic",
 	 TWT_CASE(cancel_periodic),
 	 TWT_CASE(modify_periodic),
 	 TWT_CASE(count_real_clock),
-	 TWT_CASE(unread_no_wakeups))
+	 TWT_CASE(unread_no_wakeups),
+	 TWT_CASE(one_record_per_read))

@@ -35,6 +35,49 @@ static void twheel_ctx_read_keeps_unwritten(struct kunit *test)
 	twheel_ctx_destroy(ctx);
 }
 
+/*
+ * One read(2), one record of a periodic timer: once a read took its
+ * record (its next deadline set), that deadline passing before the read's
+ * next call (which brings the wheels up to date again) leaves the record,
+ * and those behind it, for the next read. echo10k's server closed a
+ * connection on the first record, cancelling its timer, then met the
+ * second in the same buffer.
+ */
+static void twheel_ctx_read_once_per_timer(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_manual(test);
+	struct ctx_records *r = ctx_recs(test);
+	struct twheel_read *rd = kunit_kzalloc(test, sizeof(*rd), GFP_KERNEL);
+	struct twheel_op op = {
+		.op = TWHEEL_OP_ADD, .cookie = 7, .expires_ns = 10 * MS,
+		.period_ns = 10 * MS, .clock = CLOCK_MONOTONIC,
+	};
+
+	KUNIT_ASSERT_NOT_NULL(test, rd);
+	KUNIT_ASSERT_EQ(test, ctx_do(ctx, &op, NULL), 0);
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 8, 25 * MS, 0, CLOCK_MONOTONIC,
+				      NULL), 0);
+	KUNIT_EXPECT_EQ(test, ctx_advance(test, ctx, 19 * MS), 19 * MS);
+	/* The read's first call: its record; the next deadline is 20 ms. */
+	KUNIT_ASSERT_EQ(test, twheel_ctx_read_in(ctx, rd, 16, ctx_emit, r,
+						 false), 1L);
+	KUNIT_EXPECT_EQ(test, r->ev[0].cookie, 7ULL);
+	/* Due again, and the one-shot behind it, before the next call. */
+	KUNIT_EXPECT_EQ(test, ctx_advance(test, ctx, 11 * MS), 30 * MS);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_timers(ctx)->nr_queued, 2ULL);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_read_in(ctx, rd, 16, ctx_emit, r,
+						 false), 0L);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_timers(ctx)->nr_queued, 2ULL);
+	/* The next read has both, the periodic one counting 20 and 30 ms. */
+	memset(rd, 0, sizeof(*rd));
+	KUNIT_ASSERT_EQ(test, twheel_ctx_read_in(ctx, rd, 16, ctx_emit, r,
+						 false), 2L);
+	KUNIT_EXPECT_EQ(test, r->ev[1].cookie, 7ULL);
+	KUNIT_EXPECT_EQ(test, r->ev[1].count, 2ULL);
+	KUNIT_EXPECT_EQ(test, r->ev[2].cookie, 8ULL);
+	twheel_ctx_destroy(ctx);
+}
+
 /* Destroying a set with timers in every state frees them all. */
 static void twheel_ctx_destroy_busy(struct kunit *test)
 {
@@ -166,6 +209,7 @@ static void twheel_ctx_nowait_busy(struct kunit *test)
 {
 	struct twheel_ctx *ctx = ctx_manual(test);
 	struct ctx_records *r = ctx_recs(test);
+	struct twheel_read rd = { };
 	struct twheel_op op = {
 		.op = TWHEEL_OP_ADD, .cookie = 2, .expires_ns = 5 * MS,
 		.clock = CLOCK_MONOTONIC,
@@ -180,7 +224,7 @@ static void twheel_ctx_nowait_busy(struct kunit *test)
 	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
 	preempt_disable();
 	locked = twheel_ctx_trylock_update(ctx, TWHEEL_UPDATE_RECORD);
-	got = twheel_ctx_read_nowait(ctx, 16, ctx_emit, r);
+	got = twheel_ctx_read_in(ctx, &rd, 16, ctx_emit, r, true);
 	preempt_enable();
 	KUNIT_EXPECT_FALSE(test, locked);
 	KUNIT_EXPECT_EQ(test, got, -EAGAIN);
@@ -192,9 +236,11 @@ static void twheel_ctx_nowait_busy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, twheel_ctx_timers(ctx)->nr_queued, 1ULL);
 	twheel_ctx_unlock(ctx);
 
-	KUNIT_EXPECT_EQ(test, twheel_ctx_read_nowait(ctx, 16, ctx_emit, r), 1L);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_read_in(ctx, &rd, 16, ctx_emit, r,
+						 true), 1L);
 	KUNIT_EXPECT_EQ(test, r->ev[0].cookie, 1ULL);
-	KUNIT_EXPECT_EQ(test, twheel_ctx_read_nowait(ctx, 16, ctx_emit, r), 0L);
+	KUNIT_EXPECT_EQ(test, twheel_ctx_read_in(ctx, &rd, 16, ctx_emit, r,
+						 true), 0L);
 	err = 0;
 	KUNIT_EXPECT_EQ(test, twheel_ctx_submit_nowait(ctx, &op, 1, ctx_out_ok,
 						       NULL, &err), 1U);
@@ -289,6 +335,7 @@ static void twheel_ctx_list_bounded(struct kunit *test)
 
 static struct kunit_case twheel_ctx_cases[] = {
 	KUNIT_CASE(twheel_ctx_read_keeps_unwritten),
+	KUNIT_CASE(twheel_ctx_read_once_per_timer),
 	KUNIT_CASE(twheel_ctx_destroy_busy),
 	KUNIT_CASE(twheel_ctx_config_rules),
 	KUNIT_CASE(twheel_ctx_manual_order),

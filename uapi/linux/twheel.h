@@ -703,7 +703,12 @@ struct twheel_advance {
  * read under SA_RESTART. If copying a record out faults, that record and
  * the ones after it stay queued: the read returns the bytes copied before
  * it, or EFAULT if none. Reading a periodic timer's record sets its next
- * deadline: the first one after the present, on the period's grid.
+ * deadline: the first one after the present, on the period's grid. One
+ * read holds at most one record of a periodic timer (but for the missed
+ * deadlines of a TWHEEL_MISSED_BURST timer, queued again at once as each
+ * is read): should the next deadline of one whose record it took pass
+ * while it goes on, that expiry comes in a later read (unless a cancel or
+ * a modify retracts it first), and so does every record after it.
  */
 struct twheel_event {
 	__u64 id;
