@@ -504,8 +504,7 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_advance);
 
 /*
  * Caller holds the lock, released here: hand over up to @max queued
- * records (TWHEEL_CHUNK at most), as twheel_ctx_read() says; for @rd (or
- * NULL), as twheel_ctx_read_in() says.
+ * records (TWHEEL_CHUNK at most), as twheel_ctx_read_in() says.
  */
 static long twheel_ctx_take(struct twheel_ctx *ctx, u64 max,
 			    int (*emit)(void *arg,
@@ -525,8 +524,7 @@ static long twheel_ctx_take(struct twheel_ctx *ctx, u64 max,
 		k = twheel_timers_peek(tm, ev,
 				       min3(max - n, TWHEEL_CHUNK - n,
 					    (u64)TWHEEL_READ_BATCH),
-				       now, &valid,
-				       rd && rd->more ? rd->first : NULL,
+				       now, &valid, rd ? rd->first : NULL,
 				       rd ? rd->seen : 0);
 		if (!k)
 			break;
@@ -548,7 +546,6 @@ static long twheel_ctx_take(struct twheel_ctx *ctx, u64 max,
 				rd->first[i] = now[i];
 			rd->seen |= BIT(i);
 		}
-		rd->more = true;
 	}
 	twheel_stat_add(read, n);
 	twheel_ctx_unlock(ctx);
@@ -556,42 +553,23 @@ static long twheel_ctx_take(struct twheel_ctx *ctx, u64 max,
 }
 
 /**
- * twheel_ctx_read() - hand over queued records, oldest first
+ * twheel_ctx_read_in() - hand over queued records, oldest first: one call
+ *                        of a read(2) that may make several
  * @ctx: the context; the caller does not hold the lock
+ * @rd: the read, zeroed before its first call; NULL for a read of one call
  * @max: the most records to hand over
  * @emit: called under the lock with @arg and up to TWHEEL_READ_BATCH
  *        records, in order (must not sleep); returns how many of them it
  *        took (the first ones), or a negative errno when it took none;
  *        only records it took are consumed
  * @arg: for @emit
+ * @nowait: never sleep: the lock taken only if it is free, and at most one
+ *          chunk of wheel work done (twheel_ctx_trylock_update())
  *
  * Advances the wheels first if an hrtimer fired, until a record is queued.
  * Hands over at most TWHEEL_CHUNK records in one call. The records are
  * gathered TWHEEL_READ_BATCH at a time on the stack, so that @emit copies
  * them out together.
- *
- * Return: the number of records handed over; 0 when none is queued; or,
- * when @emit failed on the first one, what it returned.
- */
-long twheel_ctx_read(struct twheel_ctx *ctx, u64 max,
-		     int (*emit)(void *arg, const struct twheel_event *ev,
-				 u32 n),
-		     void *arg)
-{
-	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_RECORD);
-	return twheel_ctx_take(ctx, max, emit, arg, NULL);
-}
-EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_read);
-
-/**
- * twheel_ctx_read_in() - one call of a read(2) that may make several
- * @ctx: the context; the caller does not hold the lock
- * @rd: the read, zeroed before its first call
- * @max: the most records to hand over
- * @emit: as for twheel_ctx_read()
- * @arg: for @emit
- * @nowait: never sleep: the lock taken only if it is free, and at most one
- *          chunk of wheel work done (twheel_ctx_trylock_update())
  *
  * Once the read took records, a later call hands over no record of a
  * periodic timer for a deadline after the earliest present at which the
@@ -603,8 +581,10 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_read);
  * read would otherwise hold two records of one timer, and the reader's
  * answer to the first (a cancel, a modify) could not retract the second.
  *
- * Return: as twheel_ctx_read(); with @nowait, -EAGAIN when the lock was
- * taken or more than one chunk of wheel work was due.
+ * Return: the number of records handed over; 0 when none is queued; or,
+ * when @emit failed on the first one, what it returned; with @nowait,
+ * -EAGAIN when the lock was taken or more than one chunk of wheel work
+ * was due.
  */
 long twheel_ctx_read_in(struct twheel_ctx *ctx, struct twheel_read *rd,
 			u64 max,

@@ -80,22 +80,17 @@ u32 twheel_ctx_submit_nowait(struct twheel_ctx *ctx, struct twheel_op *ops,
 			     void *arg, int *err);
 u32 twheel_ctx_list(struct twheel_ctx *ctx, u64 *cursor,
 		    struct twheel_status *st, u32 n);
-long twheel_ctx_read(struct twheel_ctx *ctx, u64 max,
-		     int (*emit)(void *arg, const struct twheel_event *ev,
-				 u32 n),
-		     void *arg);
 /**
  * struct twheel_read - one read(2), over its calls of twheel_ctx_read_in()
- * @first: per clock, the earliest present at which it took records
+ * @first: per clock, the earliest present at which it took records of
+ *         periodic timers
  * @seen: bit per clock: @first is set
- * @more: it took records already
  *
  * Zeroed before the first call.
  */
 struct twheel_read {
 	s64 first[TWHEEL_NR_CLOCKS];
 	u8 seen;
-	bool more;
 };
 
 long twheel_ctx_read_in(struct twheel_ctx *ctx, struct twheel_read *rd,
@@ -103,6 +98,17 @@ long twheel_ctx_read_in(struct twheel_ctx *ctx, struct twheel_read *rd,
 			int (*emit)(void *arg, const struct twheel_event *ev,
 				    u32 n),
 			void *arg, bool nowait);
+
+/* twheel_ctx_read_in() for a read of one call, which may wait. */
+static inline long twheel_ctx_read(struct twheel_ctx *ctx, u64 max,
+				   int (*emit)(void *arg,
+					       const struct twheel_event *ev,
+					       u32 n),
+				   void *arg)
+{
+	return twheel_ctx_read_in(ctx, NULL, max, emit, arg, false);
+}
+
 void twheel_ctx_info(struct twheel_ctx *ctx, struct twheel_info *info);
 void twheel_ctx_show(struct twheel_ctx *ctx, struct seq_file *m);
 
