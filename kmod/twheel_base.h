@@ -216,6 +216,8 @@ bool twheel_clocks_wall_due(struct twheel_clocks *clocks);
 int twheel_clocks_watch(struct twheel_clocks *clocks);
 void twheel_clocks_unwatch(struct twheel_clocks *clocks);
 u32 twheel_clock_set_seq(void);
+int twheel_clock_set_init(void);
+void twheel_clock_set_exit(void);
 s64 twheel_clock_now(struct twheel_clocks *clocks, u32 clock);
 
 /* The opener's namespace offset of @clock; none on a manual clock. */

@@ -296,6 +296,8 @@ void twheel_mem_spare(struct twheel_timers *tm, struct twheel_mem *mem,
 void twheel_mem_alloc(struct twheel_mem *mem, const struct twheel_op *ops,
 		      u32 nr, u32 spare);
 void twheel_mem_free(struct twheel_mem *mem, u32 nr);
+void twheel_timers_spare_free(struct twheel_timers *tm);
+void twheel_timers_free_bulk(size_t n, void **objs);
 
 int twheel_timers_op(struct twheel_timers *tm, struct twheel_op *op,
 		     struct twheel_mem *m, u32 i,
