@@ -353,12 +353,14 @@ void twheel_base_give(struct twheel_base *base, int lvl)
 int twheel_base_prepare(struct twheel_base *base, s64 deadline)
 {
 	u64 tick = twheel_deadline_tick(deadline, base->clocks->tick_ns);
-	unsigned long flags;
 	int lvl;
 
-	twheel_base_lock(base, flags);
-	lvl = twheel_wheel_level_needed(&base->wheel, tick);
-	twheel_base_unlock(base, flags);
+	/*
+	 * Without base->lock: only this task gives and takes levels, and
+	 * whatever the callback does to the clock meanwhile, the add checks
+	 * again under the lock.
+	 */
+	lvl = data_race(twheel_wheel_level_needed(&base->wheel, tick));
 	return twheel_base_give_level(base, lvl, TWHEEL_GFP);
 }
 

@@ -325,6 +325,7 @@ void twheel_base_arm_idle(struct twheel_base *base);
 void twheel_base_trim(struct twheel_base *base);
 void twheel_base_give(struct twheel_base *base, int lvl);
 bool twheel_base_finish_rebase(struct twheel_base *base, u64 *budget);
+bool twheel_base_forward(struct twheel_base *base, s64 now_ns);
 bool twheel_base_update(struct twheel_base *base, s64 now_ns, u64 *budget,
 			struct list_head *expired, struct list_head *ended,
 			struct twheel_base_step *adv);

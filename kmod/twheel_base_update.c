@@ -15,6 +15,7 @@
 
 #include <linux/list.h>
 #include <linux/spinlock.h>
+#include <kunit/visibility.h>
 
 #include "twheel_base.h"
 #include "twheel_time.h"
@@ -62,6 +63,45 @@ static void twheel_base_catch_up(struct twheel_base *base,
 	adv->now_ns = twheel_clock_now(base->clocks, base->clock);
 	*now = twheel_now_tick(adv->now_ns, base->clocks->tick_ns);
 }
+
+/**
+ * twheel_base_forward() - bring a base's wheel up to a present by which
+ *                         nothing is due, in one short hold of its lock
+ * @base: the base
+ * @now_ns: the present, kernel time on the base's clock
+ *
+ * The common case of an operation's present: no entry due or cascading
+ * by @now_ns, none parked by the callback for the task to end, none
+ * waiting to be added again after a clock set back, and the wheel's
+ * clock not past @now_ns. Then the wheel's clock moves to @now_ns, as
+ * twheel_base_update() would move it, and the hrtimer is armed again
+ * when the wheel's next event is not the one it is armed for, as
+ * twheel_base_update() would arm it. Anything else is left to
+ * twheel_base_update().
+ *
+ * Return: true when done; false, nothing done, when the caller must
+ * call twheel_base_update().
+ */
+bool twheel_base_forward(struct twheel_base *base, s64 now_ns)
+{
+	u64 now = twheel_now_tick(now_ns, base->clocks->tick_ns), next, from;
+	unsigned long flags;
+	bool done;
+
+	twheel_base_lock(base, flags);
+	from = base->wheel.clk;
+	done = list_empty(&base->wheel.parked) && list_empty(&base->rebase) &&
+	       twheel_wheel_forward(&base->wheel, now, &next);
+	if (done && next != base->armed)
+		__twheel_base_arm(base);
+	twheel_base_unlock(base, flags);
+	if (done && now != from)
+		trace_twheel_wheel_advance(base->clocks->trace_id,
+					   twheel_clock_id(base->clock), from,
+					   now, now_ns, 0, 0);
+	return done;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_base_forward);
 
 /**
  * twheel_base_update() - bring a base's wheel up to a present

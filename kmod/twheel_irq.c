@@ -68,7 +68,8 @@ static enum twheel_irq_act twheel_irq_act(struct twheel_timers *tm,
 		return TWHEEL_IRQ_END;
 	if (word & TWHEEL_TIMER_BIG) {
 		pt = container_of(t, struct twheel_ptimer, t);
-		if (pt->period_ns)
+		/* A MODIFY may be changing it: see twheel_timer_move(). */
+		if (data_race(pt->period_ns != 0))
 			return TWHEEL_IRQ_LEAVE;
 	}
 	deadline = twheel_timer_entry_deadline(tm, base->clock, v, now_ns);

@@ -255,9 +255,13 @@ static void twheel_op_modify_apply(struct twheel_timers *tm,
 	u32 clock = twheel_timer_clock(t);
 	struct twheel_base *base;
 	struct twheel_ptimer *pt;
+	bool grow = op->period_ns && !twheel_ptimer(t);
+	/* Out of the wheel and in again in one hold of its lock. */
+	bool move = !grow && !twheel_timer_queued(t);
 
-	twheel_timer_unlink(tm, t);
-	if (op->period_ns && !twheel_ptimer(t)) {
+	if (!move)
+		twheel_timer_unlink(tm, t);
+	if (grow) {
 		/* It becomes periodic: move it into a larger object. */
 		pt = m->obj;
 		pt->t.word = t->word | TWHEEL_TIMER_BIG;
@@ -281,7 +285,10 @@ static void twheel_op_modify_apply(struct twheel_timers *tm,
 				  pt ? pt->period_ns : 0, op->result);
 	if (twheel_table_on(&tm->table))
 		twheel_timer_publish(tm, t, deadline);
-	twheel_timer_place(tm, t, deadline, now_ns);
+	if (move)
+		twheel_timer_move(tm, t, deadline, now_ns);
+	else
+		twheel_timer_place(tm, t, deadline, now_ns);
 	if (twheel_op_unsettled(t, deadline, now_ns))
 		twheel_op_settle(tm, clock);
 	/*

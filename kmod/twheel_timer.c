@@ -301,25 +301,10 @@ static bool twheel_timer_is_sets_rec(struct twheel_timers *tm,
 	return tm->sets && t == &tm->sets->rec;
 }
 
-/**
- * twheel_timer_place() - put a timer in the wheel, or queue its record
- * @tm: the timers
- * @t: in neither the wheel nor the queue
- * @deadline: its deadline (kernel time)
- * @now_ns: the present; its clock's wheel is up to date at @now_ns unless
- *          @deadline is after @now_ns
- *
- * Queue @t's record at once when its deadline has passed and no timer of
- * its tick waits in the wheel, not yet queued (one that does was added
- * earlier and comes first: this one then goes in the wheel behind it,
- * handed back after it); else put it in the wheel. A deadline after
- * @now_ns always goes to the wheel, also when the wheel's clock is ahead
- * of @now_ns (the wall clock was set back): the wheel's next update takes
- * it out and adds it again. One hold of the base's lock decides and adds,
- * unless the wheel lacks the level @t needs.
- */
-void twheel_timer_place(struct twheel_timers *tm, struct twheel_timer *t,
-			s64 deadline, s64 now_ns)
+/* twheel_timer_place(); with @held, twheel_timer_move(). */
+static void __twheel_timer_place(struct twheel_timers *tm,
+				 struct twheel_timer *t, s64 deadline,
+				 s64 now_ns, bool held)
 {
 	struct twheel_base *base = twheel_base_of(&tm->clocks,
 						  twheel_timer_clock(t));
@@ -329,9 +314,12 @@ void twheel_timer_place(struct twheel_timers *tm, struct twheel_timer *t,
 	unsigned long flags;
 	LIST_HEAD(one);
 
+	twheel_base_lock(base, flags);
+	/* Wherever the callback left it: a slot, the due or parked list. */
+	if (held)
+		twheel_wheel_remove(&base->wheel, &t->entry);
 	if (pt)
 		pt->deadline_ns = deadline;
-	twheel_base_lock(base, flags);
 	/*
 	 * The wheel's clock at @tick is not enough: the hrtimer callback
 	 * may have advanced it there since @now_ns was read and given back
@@ -355,6 +343,47 @@ void twheel_timer_place(struct twheel_timers *tm, struct twheel_timer *t,
 	}
 	if (!added)
 		twheel_base_add(base, &t->entry, tick, true);
+}
+
+/**
+ * twheel_timer_place() - put a timer in the wheel, or queue its record
+ * @tm: the timers
+ * @t: in neither the wheel nor the queue
+ * @deadline: its deadline (kernel time)
+ * @now_ns: the present; its clock's wheel is up to date at @now_ns unless
+ *          @deadline is after @now_ns
+ *
+ * Queue @t's record at once when its deadline has passed and no timer of
+ * its tick waits in the wheel, not yet queued (one that does was added
+ * earlier and comes first: this one then goes in the wheel behind it,
+ * handed back after it); else put it in the wheel. A deadline after
+ * @now_ns always goes to the wheel, also when the wheel's clock is ahead
+ * of @now_ns (the wall clock was set back): the wheel's next update takes
+ * it out and adds it again. One hold of the base's lock decides and adds,
+ * unless the wheel lacks the level @t needs.
+ */
+void twheel_timer_place(struct twheel_timers *tm, struct twheel_timer *t,
+			s64 deadline, s64 now_ns)
+{
+	__twheel_timer_place(tm, t, deadline, now_ns, false);
+}
+
+/**
+ * twheel_timer_move() - a pending timer to a new deadline
+ * @tm: the timers
+ * @t: pending: held by its clock's wheel
+ * @deadline: its new deadline (kernel time)
+ * @now_ns: as for twheel_timer_place()
+ *
+ * twheel_timer_unlink() and twheel_timer_place() in one hold of the base's
+ * lock. The caller may change @t's period, flags and cookie first: until
+ * that hold the callback may act on old or new ones (twheel_irq.c), and
+ * the hold takes @t out of wherever it left it and places it anew.
+ */
+void twheel_timer_move(struct twheel_timers *tm, struct twheel_timer *t,
+		       s64 deadline, s64 now_ns)
+{
+	__twheel_timer_place(tm, t, deadline, now_ns, true);
 }
 
 /**

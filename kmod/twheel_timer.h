@@ -277,6 +277,8 @@ void twheel_timer_unlink(struct twheel_timers *tm, struct twheel_timer *t);
 void twheel_timer_cancel(struct twheel_timers *tm, struct twheel_timer *t);
 void twheel_timer_place(struct twheel_timers *tm, struct twheel_timer *t,
 			s64 deadline, s64 now_ns);
+void twheel_timer_move(struct twheel_timers *tm, struct twheel_timer *t,
+		       s64 deadline, s64 now_ns);
 void twheel_timer_status(struct twheel_timers *tm, struct twheel_timer *t,
 			 struct twheel_status *st);
 void twheel_timer_publish(struct twheel_timers *tm, struct twheel_timer *t,
@@ -291,11 +293,67 @@ void twheel_timers_take(struct twheel_timers *tm, u32 n, const s64 *now);
 s64 twheel_periods_after(s64 d, u64 n, u64 p);
 
 struct twheel_timer *twheel_timer_spare_get(struct twheel_timers *tm);
-void twheel_mem_spare(struct twheel_timers *tm, struct twheel_mem *mem,
-		      u32 nr);
-void twheel_mem_alloc(struct twheel_mem *mem, const struct twheel_op *ops,
-		      u32 nr, u32 spare);
-void twheel_mem_free(struct twheel_mem *mem, u32 nr);
+void __twheel_mem_spare(struct twheel_timers *tm, struct twheel_mem *mem,
+			u32 nr);
+void __twheel_mem_alloc(struct twheel_mem *mem, const struct twheel_op *ops,
+			u32 nr, u32 spare);
+void __twheel_mem_free(struct twheel_mem *mem, u32 nr);
+
+/*
+ * One operation that holds no memory (its own ioctl's common case: a
+ * MODIFY or a CANCEL that failed, a QUERY) costs the calls below nothing.
+ */
+static inline bool twheel_mem_none(const struct twheel_mem *mem, u32 nr)
+{
+	return nr == 1 && !mem->obj;
+}
+
+/**
+ * twheel_mem_alloc() - the memory of a batch, before the lock is taken
+ * @mem: set, one per operation
+ * @ops: the operations
+ * @nr: their number, at most TWHEEL_MEM_OPS
+ * @spare: how many small timers the set keeps (read without its lock)
+ *
+ * See __twheel_mem_alloc(); one operation that is no add and has no
+ * period needs none.
+ */
+static inline void twheel_mem_alloc(struct twheel_mem *mem,
+				    const struct twheel_op *ops, u32 nr,
+				    u32 spare)
+{
+	if (nr == 1 && ops->op != TWHEEL_OP_ADD && !ops->period_ns) {
+		mem->obj = NULL;
+		mem->big = false;
+		return;
+	}
+	__twheel_mem_alloc(mem, ops, nr, spare);
+}
+
+/**
+ * twheel_mem_spare() - keep what the operations of a batch left, if small
+ * @tm: the timers; the caller holds the set's lock
+ * @mem: their memory; what is kept is taken out of it
+ * @nr: their number
+ */
+static inline void twheel_mem_spare(struct twheel_timers *tm,
+				    struct twheel_mem *mem, u32 nr)
+{
+	if (!twheel_mem_none(mem, nr))
+		__twheel_mem_spare(tm, mem, nr);
+}
+
+/**
+ * twheel_mem_free() - free what the operations of a batch left
+ * @mem: their memory
+ * @nr: their number
+ */
+static inline void twheel_mem_free(struct twheel_mem *mem, u32 nr)
+{
+	if (!twheel_mem_none(mem, nr))
+		__twheel_mem_free(mem, nr);
+}
+
 void twheel_timers_spare_free(struct twheel_timers *tm);
 void twheel_timers_free_bulk(size_t n, void **objs);
 

@@ -76,7 +76,7 @@ void twheel_timers_free_bulk(size_t n, void **objs)
 }
 
 /**
- * twheel_mem_alloc() - the memory of a batch, before the lock is taken
+ * __twheel_mem_alloc() - the memory of a batch, before the lock is taken
  * @mem: set, one per operation
  * @ops: the operations
  * @nr: their number, at most TWHEEL_MEM_OPS
@@ -88,8 +88,8 @@ void twheel_timers_free_bulk(size_t n, void **objs)
  * list), each alone if that fails. An add left without one takes a spare
  * one under the lock, or allocates it there (twheel_timer_spare_get()).
  */
-void twheel_mem_alloc(struct twheel_mem *mem, const struct twheel_op *ops,
-		      u32 nr, u32 spare)
+void __twheel_mem_alloc(struct twheel_mem *mem, const struct twheel_op *ops,
+			u32 nr, u32 spare)
 {
 	void *small[TWHEEL_MEM_OPS] __uninitialized;
 	const gfp_t gfp = TWHEEL_GFP;
@@ -139,13 +139,13 @@ struct twheel_timer *twheel_timer_spare_get(struct twheel_timers *tm)
 }
 
 /**
- * twheel_mem_spare() - keep what the operations of a batch left, if small
+ * __twheel_mem_spare() - keep what the operations of a batch left, if small
  * @tm: the timers; the caller holds the set's lock
  * @mem: their memory; what is kept is taken out of it
  * @nr: their number
  */
-void twheel_mem_spare(struct twheel_timers *tm, struct twheel_mem *mem,
-		      u32 nr)
+void __twheel_mem_spare(struct twheel_timers *tm, struct twheel_mem *mem,
+			u32 nr)
 {
 	u32 i;
 
@@ -156,13 +156,13 @@ void twheel_mem_spare(struct twheel_timers *tm, struct twheel_mem *mem,
 }
 
 /**
- * twheel_mem_free() - free what the operations of a batch left
+ * __twheel_mem_free() - free what the operations of a batch left
  * @mem: their memory
  * @nr: their number
  *
  * The small timers go in one bulk free.
  */
-void twheel_mem_free(struct twheel_mem *mem, u32 nr)
+void __twheel_mem_free(struct twheel_mem *mem, u32 nr)
 {
 	void *small[TWHEEL_MEM_OPS] __uninitialized;
 	u32 i, n = 0;

@@ -404,7 +404,9 @@ int __twheel_timers_present(struct twheel_timers *tm, u32 clock, s64 *now_ns)
 		twheel_clocks_kick(&tm->clocks);
 		return -EAGAIN;
 	}
-	if (!twheel_timers_update_base(tm, base, now_ns, &budget, true)) {
+	/* Mostly nothing is due: one short hold of the base's lock. */
+	if (!twheel_base_forward(base, *now_ns) &&
+	    !twheel_timers_update_base(tm, base, now_ns, &budget, true)) {
 		twheel_clocks_kick(&tm->clocks);
 		return -EAGAIN;
 	}

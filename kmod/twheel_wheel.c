@@ -326,6 +326,35 @@ bool twheel_wheel_behind(const struct twheel_wheel *w, u64 now)
 EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_behind);
 
 /**
+ * twheel_wheel_forward() - move the clock to @now when nothing is due by it
+ * @w: the wheel
+ * @now: the current tick, at or after the clock
+ * @next: set to twheel_wheel_next() when the clock moved
+ *
+ * What twheel_wheel_advance_some() does when it has nothing to hand back
+ * or cascade, in O(TWHEEL_LEVELS): no entry is due or cascading and the
+ * earliest event is after @now, so the clock moves to @now and every
+ * entry stays where it is (see its end).
+ *
+ * Return: true when the clock moved; false, nothing done, when @now is
+ * before the clock or an advance has work to do by @now.
+ */
+bool twheel_wheel_forward(struct twheel_wheel *w, u64 now, u64 *next)
+{
+	u64 e;
+
+	if (now < w->clk || !list_empty(&w->due) || !list_empty(&w->cascade))
+		return false;
+	e = twheel_wheel_next(w);
+	if (e <= now)
+		return false;
+	w->clk = now;
+	*next = e;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_forward);
+
+/**
  * twheel_wheel_holds() - might the wheel hold an entry of deadline @expires?
  * @w: the wheel
  * @expires: a deadline, in ticks

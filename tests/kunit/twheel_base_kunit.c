@@ -446,6 +446,55 @@ static void twheel_base_set_during_rebase(struct kunit *test)
 	twheel_ctx_destroy(ctx);
 }
 
+/*
+ * An operation's present in one short hold (twheel_base_forward()): the
+ * wheel's clock moves to a present by which nothing is due, and the
+ * hrtimer stays armed for the same event; a present by which a timer is
+ * due, or one behind the wheel's clock, is left to the full update and
+ * changes nothing.
+ */
+static void twheel_base_forward_quiet_only(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_new(test, 64);
+	s64 now = ktime_get(), t0 = now + 3600LL * 1000 * MS;
+	struct twheel_base *base;
+	u64 clk, armed, next;
+
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 0, t0, TWHEEL_ABSTIME,
+				      CLOCK_MONOTONIC, NULL), 0);
+	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
+	base = twheel_ctx_timers(ctx)->clocks.bases[TWHEEL_CLK_MONOTONIC];
+	armed = base->armed;
+	KUNIT_EXPECT_EQ(test, armed, twheel_wheel_next(&base->wheel));
+	now = ktime_get();
+	KUNIT_EXPECT_TRUE(test, twheel_base_forward(base, now));
+	KUNIT_EXPECT_EQ(test, base->wheel.clk, twheel_now_tick(now, MS));
+	KUNIT_EXPECT_EQ(test, base->armed, armed);
+	KUNIT_EXPECT_EQ(test, base->wheel.count, 1ULL);
+	/*
+	 * The next event: the timer's tick, or before it a cascade of the
+	 * slot that holds it. By then (a cascade to do, or the timer due)
+	 * nothing moves.
+	 */
+	next = twheel_wheel_next(&base->wheel);
+	KUNIT_EXPECT_LE(test, next, twheel_deadline_tick(t0, MS));
+	clk = base->wheel.clk;
+	KUNIT_EXPECT_FALSE(test, twheel_base_forward(base, next * MS));
+	KUNIT_EXPECT_FALSE(test, twheel_base_forward(base, t0 + MS));
+	KUNIT_EXPECT_EQ(test, base->wheel.clk, clk);
+	/* A tick before it: the clock moves, the event stays. */
+	KUNIT_EXPECT_TRUE(test, twheel_base_forward(base, next * MS - 1));
+	KUNIT_EXPECT_EQ(test, base->wheel.clk, next - 1);
+	KUNIT_EXPECT_EQ(test, twheel_wheel_next(&base->wheel), next);
+	KUNIT_EXPECT_EQ(test, base->armed, armed);
+	/* Behind the wheel's clock (as after a clock set back): nothing. */
+	clk = base->wheel.clk;
+	KUNIT_EXPECT_FALSE(test, twheel_base_forward(base, now));
+	KUNIT_EXPECT_EQ(test, base->wheel.clk, clk);
+	twheel_ctx_unlock(ctx);
+	twheel_ctx_destroy(ctx);
+}
+
 /* A wheel holds the levels its timers use, and frees them when empty. */
 static void twheel_base_levels_follow_use(struct kunit *test)
 {
@@ -515,6 +564,7 @@ static struct kunit_case twheel_base_cases[] = {
 	KUNIT_CASE(twheel_base_rebase),
 	KUNIT_CASE(twheel_base_set_during_rebase),
 	KUNIT_CASE(twheel_base_levels_follow_use),
+	KUNIT_CASE(twheel_base_forward_quiet_only),
 	{}
 };
 

@@ -299,6 +299,10 @@ static void twheel_wheel_test_random(struct kunit *test)
 	kunit_info(test, "levels given %llu, taken back %llu; advances stopped by their budget %llu, for a level %llu (left waiting %llu)\n",
 		   r->st.given, r->st.taken, r->st.partial, r->st.level_stops,
 		   r->st.level_waits);
+	kunit_info(test, "forward %llu, moved the clock %llu\n",
+		   r->st.forwards, r->st.forwarded);
+	KUNIT_EXPECT_GT(test, r->st.forwarded, 0);
+	KUNIT_EXPECT_GT(test, r->st.forwards, r->st.forwarded);
 	KUNIT_EXPECT_FALSE_MSG(test, ret || r->failed,
 			       "seed 0x%llx after %llu ops: %s", wheel_seed,
 			       r->st.ops, r->msg);

@@ -116,6 +116,8 @@ struct wref_stats {
 	u64 advances;
 	u64 handed;
 	u64 nexts;
+	u64 forwards;		/* forward() calls */
+	u64 forwarded;		/* those that moved the clock */
 	u64 layouts;
 	u64 resets;
 	u64 partial;		/* advances stopped by their budget */
@@ -1335,6 +1337,44 @@ static __maybe_unused int wref_advance_some(struct wref *r, u64 now,
 	return wref_churn(r);
 }
 
+/*
+ * twheel_wheel_forward(@now) moves the clock exactly when an advance to
+ * @now would hand back and cascade nothing: @now not before the clock and
+ * the next event (the model's) after @now. Then the clock is @now, the
+ * next event the one it returns, unchanged, and every slot's bit right;
+ * else nothing changed. The model takes the new clock, as after an
+ * advance that handed nothing back.
+ */
+static __maybe_unused int wref_forward(struct wref *r, u64 now)
+{
+	u64 want, next = 0, clk = r->w->clk;
+	bool expect, moved;
+
+	if (r->failed)		/* the wheel may be broken: leave it */
+		return -1;
+	want = wref_want_next(r);
+	expect = now >= r->clk && want > now;
+	moved = twheel_wheel_forward(r->w, now, &next);
+	r->st.forwards++;
+	r->st.ops++;
+	if (moved != expect)
+		return WREF_FAIL(r, "forward(%llu) from clk %llu = %d, want %d (next %llu)",
+				 now, clk, moved, expect, want);
+	if (!moved)
+		return r->w->clk == clk ? 0 :
+		       WREF_FAIL(r, "forward(%llu) failed yet moved clk %llu to %llu",
+				 now, clk, r->w->clk);
+	r->st.forwarded++;
+	if (r->w->clk != now || next != want)
+		return WREF_FAIL(r, "forward(%llu) from clk %llu: clk %llu, next %llu, want next %llu",
+				 now, clk, r->w->clk, next, want);
+	r->clk = now;
+	r->epoch++;
+	if (wref_check_count(r) || wref_check_bits(r) || wref_check_next(r))
+		return -1;
+	return 0;
+}
+
 static __maybe_unused int wref_advance(struct wref *r, u64 now)
 {
 	return wref_advance_some(r, now, U64_MAX);
@@ -1672,7 +1712,10 @@ static __maybe_unused int wref_step(struct wref *r)
 				wref_add(r, id, d);
 		}
 	} else if (c < 82) {
-		if (wref_below(r, 3))
+		n = wref_below(r, 4);
+		if (n == 3)	/* nothing due: the clock moves, or nothing */
+			wref_forward(r, wref_gen_now(r));
+		else if (n)
 			wref_advance(r, wref_gen_now(r));
 		else	/* a caller that bounds its work per lock hold */
 			wref_advance_some(r, wref_gen_now(r),

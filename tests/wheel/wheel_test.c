@@ -33,9 +33,9 @@ static u64 seed_from_clock(void)
 
 static void print_stats(const struct wref *r)
 {
-	printf("    ops %llu: add %llu, remove %llu, advance %llu, next %llu\n",
+	printf("    ops %llu: add %llu, remove %llu, advance %llu, next %llu, forward %llu (moved %llu)\n",
 	       r->st.ops, r->st.adds, r->st.removes, r->st.advances,
-	       r->st.nexts);
+	       r->st.nexts, r->st.forwards, r->st.forwarded);
 	printf("    handed back %llu (max %llu in one advance), layouts %llu, restarts %llu\n",
 	       r->st.handed, r->st.max_handed, r->st.layouts, r->st.resets);
 	printf("    advances stopped by their budget %llu, take_all %llu, holds %llu\n",
