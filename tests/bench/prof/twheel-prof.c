@@ -24,6 +24,12 @@
  *           random) to a new deadline an hour ahead: modify's peer
  *   expiry  10^4 timers due together (none pending before): only the
  *           delivery is sampled, poll() then read() of 64 records
+ *   spread  10^4 timers due over 1 s (10 a 1 ms tick, none pending
+ *           before), delivered as `make bench`'s idle expiry run does:
+ *           epoll_wait() then read() of up to 256 records, per wake-up;
+ *           only the delivery is sampled, and the time it prints is
+ *           this thread's CPU time per record (the wait's idle time
+ *           left out), so under icount: its instructions per record
  *   table   the shared timer table on a manual-clock fd: 10^5 timers with
  *           a timeout of 1000 ticks, one activity per timer per period
  *           (100 a tick, each a TWHEEL_TABLE_DEADLINE store pushing the
@@ -43,6 +49,7 @@
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <poll.h>
+#include <sys/epoll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +68,8 @@
 #define PENDING		10000
 #define BATCH		64
 #define EXPIRY_K	10240
+#define SPREAD_N	10000
+#define SPREAD_TICKS	1000	/* of 1 ms */
 #define TABLE_N		100000
 #define TABLE_P		1000	/* ticks of 1 ms */
 #define TABLE_TICK	(TABLE_N / TABLE_P)
@@ -233,6 +242,14 @@ static int64_t mono_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+static int64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 static uint64_t rng = 0x74776865656c2131ULL;
 
 /* An hour ahead, uniform over 30 s in ms steps. */
@@ -369,6 +386,46 @@ static long step(const char *mode, int fd, struct sampler *s)
 		sampled_ns += mono_ns();
 		return got;
 	}
+	if (!strcmp(mode, "spread")) {
+		static int ep = -1;
+		struct epoll_event e = { .events = EPOLLIN };
+		struct twheel_event ev[256];
+		int64_t t0 = (mono_ns() + 50000000) / 1000000 * 1000000;
+		long got = 0, k;
+		ssize_t r;
+
+		if (ep < 0) {
+			ep = epoll_create1(EPOLL_CLOEXEC);
+			if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e))
+				die("epoll");
+		}
+		for (k = 0; k < SPREAD_N; k += 250) {
+			memset(ops, 0, sizeof(ops));
+			for (i = 0; i < 250; i++) {
+				ops[i].op = TWHEEL_OP_ADD;
+				ops[i].flags = TWHEEL_ABSTIME;
+				ops[i].clock = CLOCK_MONOTONIC;
+				ops[i].expires_ns = t0 + (k + i) * SPREAD_TICKS /
+						    SPREAD_N * 1000000LL;
+			}
+			submit(fd, ops, 250);
+		}
+		sampled_ns -= cpu_ns();
+		sampler_on(s, 1);
+		while (got < SPREAD_N) {
+			if (epoll_wait(ep, &e, 1, -1) != 1)
+				die("epoll_wait");
+			do {
+				r = read(fd, ev, sizeof(ev));
+				if (r < 0 && errno != EAGAIN)
+					die("read");
+				got += r > 0 ? r / (ssize_t)sizeof(ev[0]) : 0;
+			} while (r == sizeof(ev));
+		}
+		sampler_on(s, 0);
+		sampled_ns += cpu_ns();
+		return got;
+	}
 	if (!strcmp(mode, "table")) {
 		struct twheel_advance adv = { .delta_ns = 1000000 };
 		uint64_t d = (uint32_t)(table_tick + TABLE_P + 1), id;
@@ -447,7 +504,7 @@ int main(int argc, char **argv)
 			top = atol(optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: twheel-prof [-n iterations] [-p period_ns] [-t top] ppid|info|single|b64|mod|modify|settime|expiry|table\n");
+			fprintf(stderr, "usage: twheel-prof [-n iterations] [-p period_ns] [-t top] ppid|info|single|b64|mod|modify|settime|expiry|spread|table\n");
 			return 2;
 		}
 	}
@@ -458,10 +515,12 @@ int main(int argc, char **argv)
 	mode = argv[optind];
 	if (!iters)
 		iters = !strcmp(mode, "expiry") ? 20 :
+			!strcmp(mode, "spread") ? 3 :
 			!strcmp(mode, "b64") || !strcmp(mode, "mod") ? 2000 :
 			!strcmp(mode, "table") ? 4 * TABLE_P : 40000;
 	fd = open("/dev/twheel", O_RDWR | O_CLOEXEC |
-		  (strcmp(mode, "expiry") ? 0 : O_NONBLOCK));
+		  (strcmp(mode, "expiry") && strcmp(mode, "spread") ? 0 :
+							       O_NONBLOCK));
 	if (fd < 0)
 		die("/dev/twheel");
 	if (!strcmp(mode, "table"))
@@ -479,7 +538,7 @@ int main(int argc, char **argv)
 			if (tfds[i] < 0 || timerfd_settime(tfds[i], 0, &its, NULL))
 				die("timerfd");
 		}
-	else if (strcmp(mode, "expiry"))
+	else if (strcmp(mode, "expiry") && strcmp(mode, "spread"))
 		for (i = 0; i < PENDING; i++) {
 			struct twheel_add a = {
 				.expires_ns = far_deadline(),
@@ -493,16 +552,16 @@ int main(int argc, char **argv)
 	load_kallsyms();
 	sampler_open(&s, period);
 	t0 = mono_ns();
-	if (strcmp(mode, "expiry"))
+	if (strcmp(mode, "expiry") && strcmp(mode, "spread"))
 		sampler_on(&s, 1);
 	for (it = 0; it < iters; it++) {
 		ops += step(mode, fd, &s);
 		sampler_drain(&s);
 	}
-	if (strcmp(mode, "expiry"))
+	if (strcmp(mode, "expiry") && strcmp(mode, "spread"))
 		sampler_on(&s, 0);
 	t1 = mono_ns();
-	if (!strcmp(mode, "expiry"))
+	if (!strcmp(mode, "expiry") || !strcmp(mode, "spread"))
 		t1 = t0 + sampled_ns;
 	sampler_drain(&s);
 
