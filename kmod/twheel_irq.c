@@ -132,6 +132,14 @@ bool twheel_irq_run(struct twheel_timers *tm, struct twheel_base *base,
 	/* Due entries come from the set's task: theirs to hand back. */
 	if (!list_empty(&w->due))
 		goto out;
+	/*
+	 * Without a table every timer that falls due expires. When the next
+	 * event hands timers back before any cascade, the waiter's update
+	 * takes them from the wheel as it is: advancing here first, only to
+	 * give them back, would be the same work twice.
+	 */
+	if (!table && twheel_wheel_expires(w, now))
+		goto out;
 	start = tm->user ? twheel_user_irq_budget(tm->user, TWHEEL_IRQ_BUDGET) :
 			   TWHEEL_IRQ_BUDGET;
 	if (!start)

@@ -24,7 +24,10 @@
  * Anything else (a timer that really expires, a level the wheel lacks, a
  * bound reached) is left in the wheel, first in line, and the callback
  * falls back to waking the set's waiters, whose task does the rest as
- * before: records, allocation, trace of the advance.
+ * before: records, allocation, trace of the advance. On a set without a
+ * table, whose due timers all expire, a next event that hands timers
+ * back before any cascade (twheel_wheel_expires()) is left to the task
+ * as it is: the callback only wakes.
  *
  * Bounds. One callback moves at most TWHEEL_IRQ_BUDGET wheel entries
  * (hand-backs and cascades to a lower level); when an advance needs more

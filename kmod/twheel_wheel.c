@@ -326,6 +326,30 @@ bool twheel_wheel_behind(const struct twheel_wheel *w, u64 now)
 EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_behind);
 
 /**
+ * twheel_wheel_expires() - would an advance to @now hand entries back
+ *                          before it cascades any?
+ * @w: the wheel
+ * @now: the current tick
+ *
+ * O(1). True when no advance is unfinished and entries are due, or the
+ * next event is a slot of level 0 (whose entries all fall due at its
+ * tick, with no cascade before it: see twheel_wheel_next()) at or
+ * before @now.
+ *
+ * Return: true or false as above.
+ */
+bool twheel_wheel_expires(const struct twheel_wheel *w, u64 now)
+{
+	if (!list_empty(&w->cascade))
+		return false;
+	if (!list_empty(&w->due))
+		return true;
+	return w->pending[0] &&
+	       twheel_event(w->clk, 0, __ffs64(w->pending[0])) <= now;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_expires);
+
+/**
  * twheel_wheel_forward() - move the clock to @now when nothing is due by it
  * @w: the wheel
  * @now: the current tick, at or after the clock

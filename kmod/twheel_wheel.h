@@ -126,6 +126,7 @@ void twheel_wheel_unhand(struct twheel_wheel *w, struct list_head *list,
 bool twheel_wheel_behind(const struct twheel_wheel *w, u64 now);
 u64 twheel_wheel_next(const struct twheel_wheel *w);
 bool twheel_wheel_forward(struct twheel_wheel *w, u64 now, u64 *next);
+bool twheel_wheel_expires(const struct twheel_wheel *w, u64 now);
 bool twheel_wheel_idle(const struct twheel_wheel *w);
 bool twheel_wheel_holds(const struct twheel_wheel *w, u64 expires);
 u64 twheel_wheel_take_all(struct twheel_wheel *w, u64 now,

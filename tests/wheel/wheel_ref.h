@@ -394,6 +394,22 @@ static __maybe_unused int wref_check_count(struct wref *r)
 	return 0;
 }
 
+static int wref_check_expires(struct wref *r, u64 now)
+{
+	const struct wref_obj *o = r->nlive ? &r->obj[r->ord[0]] : NULL;
+	bool want, got = twheel_wheel_expires(r->w, now);
+
+	want = list_empty(&r->w->cascade) && o &&
+	       (o->eff <= r->clk ||
+		(!((o->expires ^ r->clk) >> TWHEEL_LVL_BITS) &&
+		 o->expires <= now));
+	if (got != want)
+		return WREF_FAIL(r, "expires(%llu) = %d, want %d (clk %llu, %u live, earliest deadline %llu)",
+				 now, got, want, r->clk, r->nlive,
+				 o ? o->expires : 0ULL);
+	return 0;
+}
+
 static __maybe_unused int wref_check_next(struct wref *r)
 {
 	u64 got, want;
@@ -411,6 +427,15 @@ static __maybe_unused int wref_check_next(struct wref *r)
 	if (r->nlive && got > r->obj[r->ord[0]].eff)
 		return WREF_FAIL(r, "next() = %llu after earliest deadline %llu",
 				 got, r->obj[r->ord[0]].eff);
+	/*
+	 * expires(): an advance hands back before it cascades. At the next
+	 * event and a tick before it: exactly when no advance is unfinished
+	 * and the earliest entry is due, or in the clock's level-0 window
+	 * and due by then.
+	 */
+	if (wref_check_expires(r, got) ||
+	    (got > r->clk && wref_check_expires(r, got - 1)))
+		return -1;
 	/* idle() iff nothing but parked entries is held (next() is never). */
 	if (twheel_wheel_idle(r->w) != !r->nlive)
 		return WREF_FAIL(r, "idle() = %d with %u live + %u parked, next() = %llu",
