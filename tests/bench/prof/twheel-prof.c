@@ -30,6 +30,9 @@
  *           only the delivery is sampled, and the time it prints is
  *           this thread's CPU time per record (the wait's idle time
  *           left out), so under icount: its instructions per record
+ *   spread-table   spread on an fd with a shared timer table
+ *           (TWHEEL_CONFIG_TABLE): the hrtimer's callback reads the due
+ *           timers' entries first
  *   table   the shared timer table on a manual-clock fd: 10^5 timers with
  *           a timeout of 1000 ticks, one activity per timer per period
  *           (100 a tick, each a TWHEEL_TABLE_DEADLINE store pushing the
@@ -386,7 +389,7 @@ static long step(const char *mode, int fd, struct sampler *s)
 		sampled_ns += mono_ns();
 		return got;
 	}
-	if (!strcmp(mode, "spread")) {
+	if (!strncmp(mode, "spread", 6)) {
 		static int ep = -1;
 		struct epoll_event e = { .events = EPOLLIN };
 		struct twheel_event ev[256];
@@ -394,6 +397,14 @@ static long step(const char *mode, int fd, struct sampler *s)
 		long got = 0, k;
 		ssize_t r;
 
+		if (ep < 0 && !strcmp(mode, "spread-table")) {
+			struct twheel_config cfg = {
+				.tick_ns = 1000000, .flags = TWHEEL_CONFIG_TABLE,
+			};
+
+			if (ioctl(fd, TWHEEL_IOC_CONFIG, &cfg))
+				die("TWHEEL_IOC_CONFIG");
+		}
 		if (ep < 0) {
 			ep = epoll_create1(EPOLL_CLOEXEC);
 			if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e))
@@ -504,7 +515,7 @@ int main(int argc, char **argv)
 			top = atol(optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: twheel-prof [-n iterations] [-p period_ns] [-t top] ppid|info|single|b64|mod|modify|settime|expiry|spread|table\n");
+			fprintf(stderr, "usage: twheel-prof [-n iterations] [-p period_ns] [-t top] ppid|info|single|b64|mod|modify|settime|expiry|spread|spread-table|table\n");
 			return 2;
 		}
 	}
@@ -515,11 +526,11 @@ int main(int argc, char **argv)
 	mode = argv[optind];
 	if (!iters)
 		iters = !strcmp(mode, "expiry") ? 20 :
-			!strcmp(mode, "spread") ? 3 :
+			!strncmp(mode, "spread", 6) ? 3 :
 			!strcmp(mode, "b64") || !strcmp(mode, "mod") ? 2000 :
 			!strcmp(mode, "table") ? 4 * TABLE_P : 40000;
 	fd = open("/dev/twheel", O_RDWR | O_CLOEXEC |
-		  (strcmp(mode, "expiry") && strcmp(mode, "spread") ? 0 :
+		  (strcmp(mode, "expiry") && strncmp(mode, "spread", 6) ? 0 :
 							       O_NONBLOCK));
 	if (fd < 0)
 		die("/dev/twheel");
@@ -538,7 +549,7 @@ int main(int argc, char **argv)
 			if (tfds[i] < 0 || timerfd_settime(tfds[i], 0, &its, NULL))
 				die("timerfd");
 		}
-	else if (strcmp(mode, "expiry") && strcmp(mode, "spread"))
+	else if (strcmp(mode, "expiry") && strncmp(mode, "spread", 6))
 		for (i = 0; i < PENDING; i++) {
 			struct twheel_add a = {
 				.expires_ns = far_deadline(),
@@ -552,16 +563,16 @@ int main(int argc, char **argv)
 	load_kallsyms();
 	sampler_open(&s, period);
 	t0 = mono_ns();
-	if (strcmp(mode, "expiry") && strcmp(mode, "spread"))
+	if (strcmp(mode, "expiry") && strncmp(mode, "spread", 6))
 		sampler_on(&s, 1);
 	for (it = 0; it < iters; it++) {
 		ops += step(mode, fd, &s);
 		sampler_drain(&s);
 	}
-	if (strcmp(mode, "expiry") && strcmp(mode, "spread"))
+	if (strcmp(mode, "expiry") && strncmp(mode, "spread", 6))
 		sampler_on(&s, 0);
 	t1 = mono_ns();
-	if (!strcmp(mode, "expiry") || !strcmp(mode, "spread"))
+	if (!strcmp(mode, "expiry") || !strncmp(mode, "spread", 6))
 		t1 = t0 + sampled_ns;
 	sampler_drain(&s);
 
