@@ -440,7 +440,12 @@ static ssize_t twheel_read_iter(struct kiocb *iocb, struct iov_iter *to)
 				       iocb->ki_flags & IOCB_NOWAIT);
 		if (n > 0) {
 			done += n;
-			if (fatal_signal_pending(current))
+			/*
+			 * With nothing queued and no hrtimer fired since, the
+			 * next call would take the lock to find nothing.
+			 */
+			if (fatal_signal_pending(current) ||
+			    (!twheel_ctx_readable(ctx) && !twheel_ctx_fired(ctx)))
 				break;
 			cond_resched();
 			continue;
