@@ -63,8 +63,9 @@ static void twheel_op_set_period(struct twheel_timers *tm,
  * and the operation is done again). -ENOMEM when the state of watching
  * sets cannot be allocated.
  */
-static int twheel_op_cos(struct twheel_timers *tm, const struct twheel_op *op,
-			 u32 clock, bool had)
+static __always_inline int twheel_op_cos(struct twheel_timers *tm,
+					 const struct twheel_op *op, u32 clock,
+					 bool had)
 {
 	int ret;
 
@@ -207,6 +208,7 @@ static int twheel_op_modify_check(struct twheel_timers *tm,
 				  s64 *deadline)
 {
 	struct twheel_timer *t;
+	u64 ended;
 	u32 clock;
 	int ret;
 
@@ -224,16 +226,20 @@ static int twheel_op_modify_check(struct twheel_timers *tm,
 	ret = twheel_op_cos(tm, op, clock, t->word & TWHEEL_TIMER_COS);
 	if (ret)
 		return ret;
+	ended = tm->table_cancelled;
 	ret = twheel_timers_present(tm, clock, now_ns);
 	if (ret)
 		return ret;
 	/*
 	 * Bringing the wheel to the present can end this very timer (a
-	 * cancel stored in its table entry) and free it: look it up again.
+	 * cancel stored in its table entry) and free it: when it ended
+	 * any, look it up again.
 	 */
-	t = twheel_timer_find(tm, op->id);
-	if (!t)
-		return -ENOENT;
+	if (tm->table_cancelled != ended) {
+		t = twheel_timer_find(tm, op->id);
+		if (!t)
+			return -ENOENT;
+	}
 	*deadline = twheel_op_deadline(tm, clock, op->flags, op->expires_ns,
 				       *now_ns);
 	ret = twheel_base_prepare(twheel_base_of(&tm->clocks, clock),
