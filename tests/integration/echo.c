@@ -57,6 +57,8 @@
 #define INTERVAL_NS	(TIMEOUT_NS / 8)
 #define ACTIVE_NS	(3 * TWT_S)
 #define CLOSE_WAIT_S	30	/* how long a quiet client waits to be closed */
+#define ECHO_WAIT_S	30	/* ... for the echo of what it sent */
+#define EXIT_WAIT_S	30	/* how long the server may take to exit */
 #define MSG_LEN		16
 
 enum kind { IDLE, ACTIVE, QUIT };
@@ -133,7 +135,12 @@ static bool client_send(struct client *c, int fd, bool active)
 			client_closed(c, active);
 			return false;
 		}
-		printf("# error: client %d: recv: %s\n", c->idx, strerror(errno));
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			printf("# error: client %d: no echo in %d s\n", c->idx,
+			       ECHO_WAIT_S);
+		else
+			printf("# error: client %d: recv: %s\n", c->idx,
+			       strerror(errno));
 		c->failed = true;
 		return false;
 	}
@@ -195,6 +202,9 @@ static void *client_main(void *arg)
 		return NULL;
 	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/* A server that never answers fails the case, not hangs it. */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO,
+		   &(struct timeval){ .tv_sec = ECHO_WAIT_S }, sizeof(struct timeval));
 	c->prev_before = start = twt_mono();
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		printf("# error: client %d: connect: %s\n", c->idx,
@@ -385,6 +395,50 @@ static uint16_t server_port(pid_t pid)
 	twt_fail(__FILE__, __LINE__, "the server printed no port in 10 s");
 }
 
+/* Print @path of the server, for a server that does not exit. */
+static void server_show(pid_t pid, const char *what)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, what);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		printf("# server %s: %s", what, line);
+	fclose(f);
+	printf("\n");
+}
+
+/*
+ * Wait for the server, told to exit, at most EXIT_WAIT_S; one that does
+ * not exit fails the case with where it is (its kernel stack, its twheel
+ * fd's fdinfo), instead of hanging it.
+ */
+static void server_reap(pid_t pid, int *status)
+{
+	char name[64];
+	int i, fd;
+
+	for (i = 0; i < EXIT_WAIT_S * 50; i++) {
+		if (waitpid(pid, status, WNOHANG) == pid)
+			return;
+		twt_sleep_ms(20);
+	}
+	server_show(pid, "wchan");
+	server_show(pid, "stack");
+	server_show(pid, "status");
+	for (fd = 0; fd < 64; fd++) {
+		snprintf(name, sizeof(name), "fdinfo/%d", fd);
+		server_show(pid, name);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, status, 0);
+	twt_fail(__FILE__, __LINE__, "the server did not exit %d s after SIGTERM",
+		 EXIT_WAIT_S);
+}
+
 static void idle_timeouts(const char *mode)
 {
 	struct client cl[N_CLIENTS];
@@ -444,7 +498,7 @@ static void idle_timeouts(const char *mode)
 		twt_fail(__FILE__, __LINE__, "the server exited (status %d)",
 			 status);
 	kill(pid, SIGTERM);
-	CHECK(waitpid(pid, &status, 0) == pid);
+	server_reap(pid, &status);
 	if (traced)
 		trace_count(&adds, &modifies, &cancels);
 	read_server_log(&l, true);
