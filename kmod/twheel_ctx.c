@@ -28,12 +28,14 @@
 
 #include <linux/atomic.h>
 #include <linux/err.h>
+#include <linux/fault-inject-usercopy.h>
 #include <linux/lockdep.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 #include <kunit/visibility.h>
 
 #include "twheel_compat.h"
@@ -391,6 +393,50 @@ u32 twheel_ctx_submit_nowait(struct twheel_ctx *ctx, struct twheel_op *ops,
 	return __twheel_ctx_submit(ctx, ops, nr, out, arg, err, true);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_submit_nowait);
+
+/**
+ * twheel_ctx_modify() - one TWHEEL_OP_MODIFY without a period, alone
+ * @ctx: the context; the caller does not hold the lock
+ * @op: the operation, its period_ns 0 (it needs no memory)
+ * @result: where op->result is written, under the lock with page faults
+ *          disabled, before anything changes
+ *
+ * twheel_ctx_submit() of @op alone, with its output written here rather
+ * than by a callback: the single-operation ioctl's path, which the batch
+ * path's memory and callbacks would make dearer than timerfd_settime().
+ *
+ * Return: 0 when done, op->result written; the operation's errno (nothing
+ * changed, nothing written); -EFAULT, nothing changed, when @result
+ * cannot be written without a page fault: make it writable with no lock
+ * held, then call again.
+ */
+int twheel_ctx_modify(struct twheel_ctx *ctx, struct twheel_op *op,
+		      u32 __user *result)
+{
+	struct twheel_modify_ctl mc;
+	int ret;
+
+	if (WARN_ON_ONCE(op->period_ns))
+		return -EINVAL;
+	for (;;) {
+		twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
+		ret = twheel_timers_modify_check(&ctx->timers, op, NULL, &mc);
+		if (ret != -EAGAIN)
+			break;
+		twheel_ctx_unlock(ctx);
+		cond_resched();
+	}
+	if (!ret) {
+		pagefault_disable();
+		if (should_fail_usercopy() || put_user(op->result, result))
+			ret = -EFAULT;
+		pagefault_enable();
+	}
+	if (!ret)
+		twheel_timers_modify_apply(&ctx->timers, op, NULL, &mc);
+	twheel_ctx_unlock(ctx);
+	return ret;
+}
 
 /**
  * twheel_ctx_config() - set the tick, the clock, the maximum of timers

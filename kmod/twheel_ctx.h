@@ -78,6 +78,8 @@ u32 twheel_ctx_submit_nowait(struct twheel_ctx *ctx, struct twheel_op *ops,
 			     int (*out)(void *arg, u32 i,
 					const struct twheel_op *op),
 			     void *arg, int *err);
+int twheel_ctx_modify(struct twheel_ctx *ctx, struct twheel_op *op,
+		      u32 __user *result);
 u32 twheel_ctx_list(struct twheel_ctx *ctx, u64 *cursor,
 		    struct twheel_status *st, u32 n);
 /**

@@ -197,15 +197,21 @@ static int twheel_op_add(struct twheel_timers *tm, struct twheel_op *op,
 	return 0;
 }
 
-/*
- * Checks of TWHEEL_OP_MODIFY that change nothing; then op->result is what
- * the timer was, *@now_ns the present and *@deadline the new deadline
- * (kernel time), whose wheel level is there.
+/**
+ * twheel_timers_modify_check() - the checks of a TWHEEL_OP_MODIFY
+ * @tm: the timers; the caller holds the set's lock, the wheels up to date
+ * @op: the operation; op->result is set when it passes
+ * @obj: a large timer object for a timer that becomes periodic, or NULL
+ * @mc: set when it passes, for twheel_timers_modify_apply()
+ *
+ * Changes nothing but the wheels' present. On success op->result is what
+ * the timer was, and the new deadline's wheel level is there.
+ *
+ * Return: 0; -EAGAIN when the caller must release the lock and come back
+ * (nothing changed); or the operation's errno.
  */
-static int twheel_op_modify_check(struct twheel_timers *tm,
-				  struct twheel_op *op, void *obj,
-				  struct twheel_timer **tp, s64 *now_ns,
-				  s64 *deadline)
+int twheel_timers_modify_check(struct twheel_timers *tm, struct twheel_op *op,
+			       void *obj, struct twheel_modify_ctl *mc)
 {
 	struct twheel_timer *t;
 	u64 ended;
@@ -227,7 +233,7 @@ static int twheel_op_modify_check(struct twheel_timers *tm,
 	if (ret)
 		return ret;
 	ended = tm->table_cancelled;
-	ret = twheel_timers_present(tm, clock, now_ns);
+	ret = twheel_timers_present(tm, clock, &mc->now_ns);
 	if (ret)
 		return ret;
 	/*
@@ -240,24 +246,34 @@ static int twheel_op_modify_check(struct twheel_timers *tm,
 		if (!t)
 			return -ENOENT;
 	}
-	*deadline = twheel_op_deadline(tm, clock, op->flags, op->expires_ns,
-				       *now_ns);
+	mc->deadline = twheel_op_deadline(tm, clock, op->flags,
+					  op->expires_ns, mc->now_ns);
 	ret = twheel_base_prepare(twheel_base_of(&tm->clocks, clock),
-				  *deadline);
+				  mc->deadline);
 	if (ret)
 		return ret;
 	op->result = twheel_timer_queued(t) ? TWHEEL_STATE_QUEUED :
 					      TWHEEL_STATE_PENDING;
-	*tp = t;
+	mc->t = t;
 	return 0;
 }
 
-/* TWHEEL_OP_MODIFY once checked: cannot fail. */
-static void twheel_op_modify_apply(struct twheel_timers *tm,
-				   const struct twheel_op *op,
-				   struct twheel_mem *m, struct twheel_timer *t,
-				   s64 now_ns, s64 deadline)
+/**
+ * twheel_timers_modify_apply() - a checked TWHEEL_OP_MODIFY, done
+ * @tm: the timers; the caller holds the set's lock, still, since the check
+ * @op: the operation, passed by twheel_timers_modify_check()
+ * @m: its memory (the large object of a timer that becomes periodic);
+ *     NULL for an operation without a period
+ * @mc: what the check set
+ *
+ * Cannot fail.
+ */
+void twheel_timers_modify_apply(struct twheel_timers *tm,
+				const struct twheel_op *op, struct twheel_mem *m,
+				const struct twheel_modify_ctl *mc)
 {
+	struct twheel_timer *t = mc->t;
+	s64 now_ns = mc->now_ns, deadline = mc->deadline;
 	u32 clock = twheel_timer_clock(t);
 	struct twheel_base *base;
 	struct twheel_ptimer *pt;
@@ -368,7 +384,7 @@ int twheel_timers_op(struct twheel_timers *tm, struct twheel_op *op,
 		     void *arg)
 {
 	struct twheel_timer *t = NULL;
-	s64 now_ns = 0, deadline = 0;
+	struct twheel_modify_ctl mc;
 	bool settle = false;
 	int ret = -EINVAL;
 
@@ -391,13 +407,12 @@ int twheel_timers_op(struct twheel_timers *tm, struct twheel_op *op,
 			twheel_op_settle(tm, twheel_timer_clock(t));
 		return 0;
 	case TWHEEL_OP_MODIFY:
-		ret = twheel_op_modify_check(tm, op, m->obj, &t, &now_ns,
-					     &deadline);
+		ret = twheel_timers_modify_check(tm, op, m->obj, &mc);
 		if (ret)
 			break;
 		ret = out(arg, i, op);
 		if (!ret)
-			twheel_op_modify_apply(tm, op, m, t, now_ns, deadline);
+			twheel_timers_modify_apply(tm, op, m, &mc);
 		return ret;
 	case TWHEEL_OP_CANCEL:
 		if (op->flags)

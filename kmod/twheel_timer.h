@@ -357,6 +357,24 @@ static inline void twheel_mem_free(struct twheel_mem *mem, u32 nr)
 void twheel_timers_spare_free(struct twheel_timers *tm);
 void twheel_timers_free_bulk(size_t n, void **objs);
 
+/**
+ * struct twheel_modify_ctl - a TWHEEL_OP_MODIFY between its check and its
+ *                            application
+ * @t: the timer
+ * @now_ns: the present of its clock (kernel time)
+ * @deadline: its new deadline (kernel time)
+ */
+struct twheel_modify_ctl {
+	struct twheel_timer *t;
+	s64 now_ns;
+	s64 deadline;
+};
+
+int twheel_timers_modify_check(struct twheel_timers *tm, struct twheel_op *op,
+			       void *obj, struct twheel_modify_ctl *mc);
+void twheel_timers_modify_apply(struct twheel_timers *tm,
+				const struct twheel_op *op, struct twheel_mem *m,
+				const struct twheel_modify_ctl *mc);
 int twheel_timers_op(struct twheel_timers *tm, struct twheel_op *op,
 		     struct twheel_mem *m, u32 i,
 		     int (*out)(void *arg, u32 i, const struct twheel_op *op),

@@ -251,7 +251,8 @@ long twheel_ioctl_modify(struct twheel_ctx *ctx, void __user *uarg,
 		.put = twheel_put_modify,
 	};
 	struct twheel_op op = { .op = TWHEEL_OP_MODIFY };
-	int ret;
+	u32 __user *result = &((struct twheel_modify __user *)uarg)->result;
+	long ret;
 
 	ret = twheel_args_in(&req, sizeof(req), uarg, usize,
 			     TWHEEL_MODIFY_SIZE_VER2, true, nowait);
@@ -262,7 +263,15 @@ long twheel_ioctl_modify(struct twheel_ctx *ctx, void __user *uarg,
 	op.cookie = req.cookie;
 	op.expires_ns = req.expires_ns;
 	op.period_ns = req.period_ns;
-	return twheel_single(ctx, &op, &s, nowait);
+	/* A period may need memory; io_uring's inline issue may not wait. */
+	if (op.period_ns || nowait)
+		return twheel_single(ctx, &op, &s, nowait);
+	while ((ret = twheel_ctx_modify(ctx, &op, result)) == -EFAULT) {
+		ret = twheel_out_fault_in(result, sizeof(*result));
+		if (ret)
+			break;
+	}
+	return ret;
 }
 
 static int twheel_put_cancel(void __user *uarg, const struct twheel_op *op)
