@@ -197,6 +197,45 @@ static int twheel_op_add(struct twheel_timers *tm, struct twheel_op *op,
 	return 0;
 }
 
+/*
+ * The present of a MODIFY that need not bring the wheel up to it: @t is
+ * pending on a steady clock (one that no clock set moves), its tick comes
+ * after the present, and so does its new deadline. Then nothing the wheel
+ * would hand back by the present bears on it: @t itself is not due, and
+ * its new deadline goes behind whatever is (the callback, or the next
+ * update, hands that back). This saves a hold of the base's lock for the
+ * common MODIFY, an idle timeout pushed back. The present's first
+ * operation of a hold only: the others share what it read.
+ *
+ * Return: true, mc->now_ns and mc->deadline set; false for the full
+ * present.
+ */
+static bool twheel_op_modify_ahead(struct twheel_timers *tm,
+				   const struct twheel_op *op,
+				   struct twheel_timer *t, u32 clock,
+				   struct twheel_modify_ctl *mc)
+{
+	struct twheel_base *base = twheel_base_of(&tm->clocks, clock);
+	u64 now;
+
+	if ((tm->now_valid & BIT(clock)) || twheel_timer_queued(t) ||
+	    !twheel_base_steady(base) || twheel_timers_set_pending(tm))
+		return false;
+	mc->now_ns = twheel_clock_now(&tm->clocks, clock);
+	now = twheel_now_tick(mc->now_ns, tm->clocks.tick_ns);
+	/*
+	 * Read without base->lock: the callback changes a pending timer's
+	 * tick, or hands it back, only once that tick has come by its own
+	 * present; a tick seen after ours is not due by ours. If the callback
+	 * hands it back meanwhile, twheel_timer_move() takes it out again.
+	 */
+	if (data_race(READ_ONCE(t->entry.expires)) <= now)
+		return false;
+	mc->deadline = twheel_op_deadline(tm, clock, op->flags,
+					  op->expires_ns, mc->now_ns);
+	return mc->deadline > mc->now_ns;
+}
+
 /**
  * twheel_timers_modify_check() - the checks of a TWHEEL_OP_MODIFY
  * @tm: the timers; the caller holds the set's lock, the wheels up to date
@@ -204,8 +243,9 @@ static int twheel_op_add(struct twheel_timers *tm, struct twheel_op *op,
  * @obj: a large timer object for a timer that becomes periodic, or NULL
  * @mc: set when it passes, for twheel_timers_modify_apply()
  *
- * Changes nothing but the wheels' present. On success op->result is what
- * the timer was, and the new deadline's wheel level is there.
+ * Changes nothing but the wheel's present, when the operation needs the
+ * wheel brought up to it. On success op->result is what the timer was,
+ * and the new deadline's wheel level is there.
  *
  * Return: 0; -EAGAIN when the caller must release the lock and come back
  * (nothing changed); or the operation's errno.
@@ -232,22 +272,24 @@ int twheel_timers_modify_check(struct twheel_timers *tm, struct twheel_op *op,
 	ret = twheel_op_cos(tm, op, clock, t->word & TWHEEL_TIMER_COS);
 	if (ret)
 		return ret;
-	ended = tm->table_cancelled;
-	ret = twheel_timers_present(tm, clock, &mc->now_ns);
-	if (ret)
-		return ret;
-	/*
-	 * Bringing the wheel to the present can end this very timer (a
-	 * cancel stored in its table entry) and free it: when it ended
-	 * any, look it up again.
-	 */
-	if (tm->table_cancelled != ended) {
-		t = twheel_timer_find(tm, op->id);
-		if (!t)
-			return -ENOENT;
+	if (!twheel_op_modify_ahead(tm, op, t, clock, mc)) {
+		ended = tm->table_cancelled;
+		ret = twheel_timers_present(tm, clock, &mc->now_ns);
+		if (ret)
+			return ret;
+		/*
+		 * Bringing the wheel to the present can end this very timer
+		 * (a cancel stored in its table entry) and free it: when it
+		 * ended any, look it up again.
+		 */
+		if (tm->table_cancelled != ended) {
+			t = twheel_timer_find(tm, op->id);
+			if (!t)
+				return -ENOENT;
+		}
+		mc->deadline = twheel_op_deadline(tm, clock, op->flags,
+						  op->expires_ns, mc->now_ns);
 	}
-	mc->deadline = twheel_op_deadline(tm, clock, op->flags,
-					  op->expires_ns, mc->now_ns);
 	ret = twheel_base_prepare(twheel_base_of(&tm->clocks, clock),
 				  mc->deadline);
 	if (ret)
@@ -311,15 +353,18 @@ void twheel_timers_modify_apply(struct twheel_timers *tm,
 		twheel_timer_move(tm, t, deadline, now_ns);
 	else
 		twheel_timer_place(tm, t, deadline, now_ns);
-	if (twheel_op_unsettled(t, deadline, now_ns))
-		twheel_op_settle(tm, clock);
 	/*
 	 * An earlier deadline re-armed the hrtimer above. A later one leaves
 	 * it armed early, at most one event that queues nothing (cheaper
 	 * than re-arming on every re-arm of an idle timeout; on
 	 * CLOCK_MONOTONIC and CLOCK_BOOTTIME the callback re-arms it and
-	 * wakes nobody); an fd left with nothing pending stops it.
+	 * wakes nobody); an fd left with nothing pending stops it. One in
+	 * the wheel and not yet due leaves it pending: nothing to stop.
 	 */
+	if (twheel_op_unsettled(t, deadline, now_ns))
+		twheel_op_settle(tm, clock);
+	else if (!twheel_timer_queued(t))
+		return;
 	base = twheel_base_of(&tm->clocks, clock);
 	twheel_base_arm_idle(base);
 }

@@ -14,6 +14,7 @@
 #ifndef _TWHEEL_TIMER_H
 #define _TWHEEL_TIMER_H
 
+#include <asm/barrier.h>
 #include <linux/bits.h>
 #include <linux/container_of.h>
 #include <linux/list.h>
@@ -283,7 +284,28 @@ void twheel_timer_status(struct twheel_timers *tm, struct twheel_timer *t,
 			 struct twheel_status *st);
 void twheel_timer_publish(struct twheel_timers *tm, struct twheel_timer *t,
 			  s64 deadline);
-bool twheel_timers_set_pending(struct twheel_timers *tm);
+bool __twheel_timers_set_pending(struct twheel_timers *tm,
+				 const struct twheel_sets *sets);
+
+/**
+ * twheel_timers_set_pending() - is a wall clock set still to be acted on?
+ * @tm: the timers
+ *
+ * Lockless (for twheel_ctx_fired()); under the set's lock, exact: an
+ * operation that depends on the sets done asks this first. Inline: most
+ * sets watch no clock set, and every operation asks.
+ *
+ * Return: true when the wall clock was set since the set last acted on
+ * it, or while it is acting on it.
+ */
+static inline bool twheel_timers_set_pending(struct twheel_timers *tm)
+{
+	/* Pairs with the release that publishes it. */
+	const struct twheel_sets *sets = smp_load_acquire(&tm->sets);
+
+	return sets && __twheel_timers_set_pending(tm, sets);
+}
+
 int twheel_timers_watch_sets(struct twheel_timers *tm, bool records);
 void twheel_timers_drop_set_rec(struct twheel_timers *tm);
 u32 twheel_timers_peek(struct twheel_timers *tm, struct twheel_event *ev,

@@ -227,6 +227,39 @@ long twheel_ioctl_add(struct twheel_ctx *ctx, void __user *uarg,
 	return twheel_single(ctx, &op, &s, nowait);
 }
 
+/*
+ * TWHEEL_IOC_MODIFY's struct as the kernel knows it, by field (see
+ * twheel_by_field()); with @nowait without waiting for a page (-EAGAIN).
+ * Return: 0 or -EFAULT.
+ */
+static int twheel_modify_read(struct twheel_op *op,
+			      const struct twheel_modify __user *u, bool nowait)
+{
+	int ret = -EFAULT;
+
+	if (should_fail_usercopy())
+		return ret;
+	if (nowait)
+		pagefault_disable();
+	if (!user_access_begin(u, sizeof(*u)))
+		goto out;
+	unsafe_get_user(op->id, &u->id, fault);
+	unsafe_get_user(op->cookie, &u->cookie, fault);
+	unsafe_get_user(op->expires_ns, &u->expires_ns, fault);
+	unsafe_get_user(op->period_ns, &u->period_ns, fault);
+	unsafe_get_user(op->flags, &u->flags, fault);
+	ret = 0;
+fault:
+	user_access_end();
+out:
+	if (nowait) {
+		pagefault_enable();
+		if (ret)
+			ret = -EAGAIN;
+	}
+	return ret;
+}
+
 static int twheel_put_modify(void __user *uarg, const struct twheel_op *op)
 {
 	return put_user(op->result,
@@ -254,15 +287,21 @@ long twheel_ioctl_modify(struct twheel_ctx *ctx, void __user *uarg,
 	u32 __user *result = &((struct twheel_modify __user *)uarg)->result;
 	long ret;
 
-	ret = twheel_args_in(&req, sizeof(req), uarg, usize,
-			     TWHEEL_MODIFY_SIZE_VER2, true, nowait);
-	if (ret)
-		return ret;
-	op.id = req.id;
-	op.flags = req.flags;
-	op.cookie = req.cookie;
-	op.expires_ns = req.expires_ns;
-	op.period_ns = req.period_ns;
+	if (usize == sizeof(req) && twheel_by_field(uarg)) {
+		ret = twheel_modify_read(&op, uarg, nowait);
+		if (ret)
+			return ret;
+	} else {
+		ret = twheel_args_in(&req, sizeof(req), uarg, usize,
+				     TWHEEL_MODIFY_SIZE_VER2, true, nowait);
+		if (ret)
+			return ret;
+		op.id = req.id;
+		op.flags = req.flags;
+		op.cookie = req.cookie;
+		op.expires_ns = req.expires_ns;
+		op.period_ns = req.period_ns;
+	}
 	/* A period may need memory; io_uring's inline issue may not wait. */
 	if (op.period_ns || nowait)
 		return twheel_single(ctx, &op, &s, nowait);

@@ -239,25 +239,21 @@ void twheel_timers_drop_set_rec(struct twheel_timers *tm)
 }
 
 /**
- * twheel_timers_set_pending() - is a wall clock set still to be acted on?
+ * __twheel_timers_set_pending() - twheel_timers_set_pending() of a set
+ *                                 that watches wall clock sets
  * @tm: the timers
+ * @sets: tm->sets, read with acquire
  *
- * Lockless (for twheel_ctx_fired()); under the set's lock, exact: an
- * operation that depends on the sets done asks this first.
- *
- * Return: true when the wall clock was set since the set last acted on
- * it, or while it is acting on it.
+ * Return: as twheel_timers_set_pending().
  */
-bool twheel_timers_set_pending(struct twheel_timers *tm)
+bool __twheel_timers_set_pending(struct twheel_timers *tm,
+				 const struct twheel_sets *sets)
 {
-	/* Pairs with the release that publishes it. */
-	struct twheel_sets *sets = smp_load_acquire(&tm->sets);
-
-	return sets && !READ_ONCE(tm->clocks.manual) &&
+	return !READ_ONCE(tm->clocks.manual) &&
 	       (READ_ONCE(sets->walk) ||
 		twheel_clock_set_seq() != READ_ONCE(sets->seen));
 }
-EXPORT_SYMBOL_IF_KUNIT(twheel_timers_set_pending);
+EXPORT_SYMBOL_IF_KUNIT(__twheel_timers_set_pending);
 
 /* End pending @t, a TWHEEL_CANCEL_ON_SET timer, by a clock set. */
 static void twheel_timer_set_end(struct twheel_timers *tm,

@@ -4,8 +4,9 @@
  * kept, the cookie kept or replaced (TWHEEL_SET_COOKIE), the result
  * PENDING or QUEUED (a queued record retracted, never read), one-shot and
  * periodic turned into each other, the order among timers of one deadline
- * tick, every ENOENT and EINVAL (the timer unchanged), and a race against
- * expiry on the real clock: every expiry is read once or retracted once.
+ * tick, every ENOENT and EINVAL (the timer unchanged), a due timer not yet
+ * read on the real clock, and a race against expiry on the real clock:
+ * every expiry is read once or retracted once.
  * Exact cases run on the manual clock.
  */
 #include <pthread.h>
@@ -493,6 +494,46 @@ static void modify_inside_current_tick(void)
 	close(fd);
 }
 
+/*
+ * On the real clock, where MODIFY may leave the wheel's clock behind the
+ * present when nothing it does depends on it: a timer whose deadline
+ * passed while the fd lay unused is due, whatever the hrtimer's callback
+ * did with it meanwhile. MODIFY finds it QUEUED and retracts its record.
+ * One pushed back before its deadline is PENDING and never comes at the
+ * old one.
+ */
+static void modify_due_unread(void)
+{
+	int fd = twt_open(O_NONBLOCK);
+	int64_t t0 = twt_mono(), old, after;
+	uint64_t a, b;
+	int res;
+
+	a = twt_add(fd, 1, t0 + 2 * TWT_MS, TWHEEL_ABSTIME, CLOCK_MONOTONIC);
+	/* No system call on the fd until its deadline is 3 ticks past. */
+	while (twt_mono() < t0 + 5 * TWT_MS)
+		;
+	CHECK_EQ(twt_modify(fd, a, 60 * TWT_S, 0, 0), TWHEEL_STATE_QUEUED);
+	CHECK_NONE_QUEUED(fd);
+	CHECK_EQ(twt_query(fd, a).state, TWHEEL_STATE_PENDING);
+
+	old = twt_mono() + 50 * TWT_MS;
+	b = twt_add(fd, 2, old, TWHEEL_ABSTIME, CLOCK_MONOTONIC);
+	res = twt_modify(fd, b, 60 * TWT_S, 0, 0);
+	after = twt_mono();
+	/* QUEUED only if the machine stalled past the old deadline. */
+	if (res != TWHEEL_STATE_PENDING) {
+		CHECK_EQ(res, TWHEEL_STATE_QUEUED);
+		CHECK(after >= old);
+	}
+	while (twt_mono() < old + 5 * TWT_MS)
+		;
+	CHECK_NONE_QUEUED(fd);
+	CHECK_EQ(twt_query(fd, b).state, TWHEEL_STATE_PENDING);
+	CHECK_EQ(twt_timers(fd), 2);
+	close(fd);
+}
+
 /* ---- the race against expiry, on the real clock ---- */
 
 #define RACE_TIMERS	3000
@@ -716,4 +757,5 @@ TWT_MAIN("modify",
 	 TWT_CASE(modify_order_same_tick),
 	 TWT_CASE(modify_same_deadline_moves_back),
 	 TWT_CASE(modify_inside_current_tick),
+	 TWT_CASE(modify_due_unread),
 	 TWT_CASE_T(modify_race_expiry, 180))

@@ -333,6 +333,36 @@ static void twheel_ctx_list_bounded(struct kunit *test)
 	twheel_ctx_destroy(ctx);
 }
 
+/*
+ * On the real clock a MODIFY may leave the wheel's clock behind the
+ * present (twheel_op_modify_ahead()), but not for a timer due by it whose
+ * hrtimer callback has not run yet: that one is QUEUED, its record
+ * retracted, as after the callback. The test holds the callback off by
+ * stopping the hrtimer, then waits on the clock past the deadline.
+ */
+static void twheel_ctx_modify_due_before_irq(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_new(test, 8);
+	struct twheel_timers *tm = twheel_ctx_timers(ctx);
+	struct twheel_op op = {
+		.op = TWHEEL_OP_MODIFY, .expires_ns = 1000 * MS,
+	};
+	s64 d = ktime_get_ns() + 2 * MS;
+	u64 id;
+
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, d, TWHEEL_ABSTIME,
+				      CLOCK_MONOTONIC, &id), 0);
+	hrtimer_cancel(&tm->clocks.bases[TWHEEL_CLK_MONOTONIC]->hrtimer);
+	while (ktime_get_ns() < d + 2 * MS)
+		cpu_relax();
+	op.id = id;
+	KUNIT_ASSERT_EQ(test, ctx_do(ctx, &op, NULL), 0);
+	KUNIT_EXPECT_EQ(test, op.result, (u32)TWHEEL_STATE_QUEUED);
+	KUNIT_EXPECT_EQ(test, tm->nr_queued, 0ULL);
+	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 1ULL);
+	twheel_ctx_destroy(ctx);
+}
+
 static struct kunit_case twheel_ctx_cases[] = {
 	KUNIT_CASE(twheel_ctx_read_keeps_unwritten),
 	KUNIT_CASE(twheel_ctx_read_once_per_timer),
@@ -343,6 +373,7 @@ static struct kunit_case twheel_ctx_cases[] = {
 	KUNIT_CASE(twheel_ctx_list_cursor),
 	KUNIT_CASE(twheel_ctx_list_bounded),
 	KUNIT_CASE(twheel_ctx_nowait_busy),
+	KUNIT_CASE(twheel_ctx_modify_due_before_irq),
 	{}
 };
 
