@@ -237,11 +237,9 @@ static int twheel_modify_read(struct twheel_op *op,
 {
 	int ret = -EFAULT;
 
-	if (should_fail_usercopy())
-		return ret;
 	if (nowait)
 		pagefault_disable();
-	if (!user_access_begin(u, sizeof(*u)))
+	if (should_fail_usercopy() || !user_access_begin(u, sizeof(*u)))
 		goto out;
 	unsafe_get_user(op->id, &u->id, fault);
 	unsafe_get_user(op->cookie, &u->cookie, fault);
