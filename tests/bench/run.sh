@@ -33,9 +33,8 @@
 #   BENCH_EXTRA  extra twheel-bench options for both boots (e.g. "-p cl")
 #   BENCH_IDLE_NMAX   largest N of the idle-timeout phase (default 100000,
 #                quick 10000; at most BENCH_NMAX)
-#   BENCH_IDLE_TICKS  its least timed window, 1 ms ticks (default 1000,
-#                quick 300; a case whose deadlines reach a coarser wheel
-#                level times one period of it, 4096 ticks at P >= 4096)
+#   BENCH_IDLE_TICKS  its timed window, 1 ms ticks (default 4096, one
+#                period of a 64-slot wheel's level 2; quick 300)
 #   BENCH_IDLE_EXTRA  extra options of its twheel-bench (e.g. "-M store,table")
 #   BENCH_IDLE_ONLY   1: the icount boot runs the idle-timeout phase alone
 #   BENCH_BOOTS  the boots to run, overriding BENCH_CLOCK (development:
@@ -80,7 +79,7 @@ else
 	wall_args="-r $reps -n $nmax -k $kmax -o 32768 -l 10000 -m 100000"
 	icount_args="-r 2 -n $nmax -k $kmax -o 8192"
 	idle_nmax=${BENCH_IDLE_NMAX:-100000}
-	idle_ticks=${BENCH_IDLE_TICKS:-1000}
+	idle_ticks=${BENCH_IDLE_TICKS:-4096}
 fi
 [ "$idle_nmax" -gt "$nmax" ] && idle_nmax=$nmax
 

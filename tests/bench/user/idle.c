@@ -378,33 +378,15 @@ static void release(struct ictx *c)
 }
 
 /*
- * The timed window of a case whose deadlines lie @P ticks ahead:
- * opt.idle_ticks, and at least one period of the coarsest level of a wheel
- * of 64-slot levels they are placed in (64^L ticks, 64^L <= P < 64^(L+1)):
- * every window then holds that level's cascade once, whatever its phase.
- * A shorter one holds it or not, and the modes that cascade (twheel's,
- * the userspace wheel) cost a different amount per activity from run to
- * run: at N = 10^5, K = 10 a level-2 slot holds ~40 000 timers.
- */
-static long idle_window(long P)
-{
-	long span = 1;
-
-	while (span * 64 <= P)
-		span *= 64;
-	return span > opt.idle_ticks ? span : opt.idle_ticks;
-}
-
-/*
- * opt.idle_ticks: the least timed window (ticks, see idle_window()); N up
- * to opt.nmax (10^6 at most). Modes run in the order of modes[], the
+ * opt.idle_ticks: the timed window (ticks; 4096 unless told, see main.c);
+ * N up to opt.nmax (10^6 at most). Modes run in the order of modes[], the
  * store-only loop first.
  */
 void phase_idle(void)
 {
 	static const long ks[] = { 1, 10, 100 };
 	struct ictx c = { 0 };
-	long n, ki, w;
+	long n, ki, w = opt.idle_ticks;
 	unsigned int mi;
 	int half;
 
@@ -416,7 +398,6 @@ void phase_idle(void)
 			c.P = c.k * n / 100 > 1000 ? c.k * n / 100 : 1000;
 			c.L = c.P / c.k;
 			c.per_tick = c.k * n / c.P;
-			w = idle_window(c.P);
 			for (half = 0; half < 2; half++) {
 				c.half = half;
 				for (mi = 0; mi < sizeof(modes) / sizeof(*modes);

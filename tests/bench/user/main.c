@@ -30,7 +30,14 @@ struct bench_opts opt = {
 	.ops = 8192,
 	.late_n = 10000,
 	.mem_live = 100000,
-	.idle_ticks = 1000,
+	/*
+	 * One period of level 2 of a wheel of 64-slot levels, where every
+	 * idle case's deadlines go when they cross a 4096-tick boundary: a
+	 * window of it holds that level's cascade once, whatever its phase.
+	 * A shorter one holds it or not, and the modes that cascade (twheel's,
+	 * the userspace wheel) cost per activity what the phase gave.
+	 */
+	.idle_ticks = 4096,
 	.phases = "cselm",
 	.seed = 0x74776865656c2131ULL,
 };
