@@ -561,16 +561,18 @@ class Report:
 
     @staticmethod
     def inet(res, mode, key, field):
-        """{rep: (mode - store-only loop) per activity} of one case."""
+        """{rep: mode per activity - store-only loop per activity} of one
+        case: per activity on each side, since a mode's window may be
+        shorter than the store-only loop's (timerfd, io_uring)."""
         m = res.itime.get((mode,) + key, {})
         st = res.itime.get(("store",) + key, {})
         out = {}
         for rep, r in m.items():
-            if rep not in st or not r["acts"]:
+            if rep not in st or not r["acts"] or not st[rep]["acts"]:
                 continue
             if field == "busy" and (r["busy"] < 0 or st[rep]["busy"] < 0):
                 continue
-            out[rep] = (r[field] - st[rep][field]) / r["acts"]
+            out[rep] = r[field] / r["acts"] - st[rep][field] / st[rep]["acts"]
         return out
 
     @staticmethod
