@@ -420,7 +420,8 @@ int twheel_ctx_modify(struct twheel_ctx *ctx, struct twheel_op *op,
 		return -EINVAL;
 	for (;;) {
 		twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
-		ret = twheel_timers_modify_check(&ctx->timers, op, NULL, &mc);
+		ret = twheel_timers_modify_check(&ctx->timers, op, NULL, true,
+						 &mc);
 		if (ret != -EAGAIN)
 			break;
 		twheel_ctx_unlock(ctx);

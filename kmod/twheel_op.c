@@ -15,6 +15,7 @@
 #include <linux/errno.h>
 #include <linux/ktime.h>
 #include <linux/minmax.h>
+#include <kunit/visibility.h>
 
 #include "twheel_stats.h"
 #include "twheel_time.h"
@@ -204,8 +205,9 @@ static int twheel_op_add(struct twheel_timers *tm, struct twheel_op *op,
  * would hand back by the present bears on it: @t itself is not due, and
  * its new deadline goes behind whatever is (the callback, or the next
  * update, hands that back). This saves a hold of the base's lock for the
- * common MODIFY, an idle timeout pushed back. The present's first
- * operation of a hold only: the others share what it read.
+ * common MODIFY, an idle timeout pushed back. For a MODIFY done alone
+ * only: the operations of a batch share one present, read once and
+ * cheaper than a clock read each.
  *
  * Return: true, mc->now_ns and mc->deadline set; false for the full
  * present.
@@ -218,7 +220,7 @@ static bool twheel_op_modify_ahead(struct twheel_timers *tm,
 	struct twheel_base *base = twheel_base_of(&tm->clocks, clock);
 	u64 now;
 
-	if ((tm->now_valid & BIT(clock)) || twheel_timer_queued(t) ||
+	if (twheel_timer_queued(t) ||
 	    !twheel_base_steady(base) || twheel_timers_set_pending(tm))
 		return false;
 	mc->now_ns = twheel_clock_now(&tm->clocks, clock);
@@ -241,6 +243,9 @@ static bool twheel_op_modify_ahead(struct twheel_timers *tm,
  * @tm: the timers; the caller holds the set's lock, the wheels up to date
  * @op: the operation; op->result is set when it passes
  * @obj: a large timer object for a timer that becomes periodic, or NULL
+ * @alone: the only operation of this hold of the set's lock (the
+ *         single-MODIFY ioctl): it may leave the wheel behind the present
+ *         when nothing it does depends on it
  * @mc: set when it passes, for twheel_timers_modify_apply()
  *
  * Changes nothing but the wheel's present, when the operation needs the
@@ -251,7 +256,8 @@ static bool twheel_op_modify_ahead(struct twheel_timers *tm,
  * (nothing changed); or the operation's errno.
  */
 int twheel_timers_modify_check(struct twheel_timers *tm, struct twheel_op *op,
-			       void *obj, struct twheel_modify_ctl *mc)
+			       void *obj, bool alone,
+			       struct twheel_modify_ctl *mc)
 {
 	struct twheel_timer *t;
 	u64 ended;
@@ -272,7 +278,7 @@ int twheel_timers_modify_check(struct twheel_timers *tm, struct twheel_op *op,
 	ret = twheel_op_cos(tm, op, clock, t->word & TWHEEL_TIMER_COS);
 	if (ret)
 		return ret;
-	if (!twheel_op_modify_ahead(tm, op, t, clock, mc)) {
+	if (!alone || !twheel_op_modify_ahead(tm, op, t, clock, mc)) {
 		ended = tm->table_cancelled;
 		ret = twheel_timers_present(tm, clock, &mc->now_ns);
 		if (ret)
@@ -299,6 +305,7 @@ int twheel_timers_modify_check(struct twheel_timers *tm, struct twheel_op *op,
 	mc->t = t;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(twheel_timers_modify_check);
 
 /**
  * twheel_timers_modify_apply() - a checked TWHEEL_OP_MODIFY, done
@@ -368,6 +375,7 @@ void twheel_timers_modify_apply(struct twheel_timers *tm,
 	base = twheel_base_of(&tm->clocks, clock);
 	twheel_base_arm_idle(base);
 }
+EXPORT_SYMBOL_IF_KUNIT(twheel_timers_modify_apply);
 
 /*
  * TWHEEL_OP_QUERY's outputs. Apart from the other operations: its struct
@@ -452,7 +460,7 @@ int twheel_timers_op(struct twheel_timers *tm, struct twheel_op *op,
 			twheel_op_settle(tm, twheel_timer_clock(t));
 		return 0;
 	case TWHEEL_OP_MODIFY:
-		ret = twheel_timers_modify_check(tm, op, m->obj, &mc);
+		ret = twheel_timers_modify_check(tm, op, m->obj, false, &mc);
 		if (ret)
 			break;
 		ret = out(arg, i, op);

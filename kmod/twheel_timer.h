@@ -393,7 +393,8 @@ struct twheel_modify_ctl {
 };
 
 int twheel_timers_modify_check(struct twheel_timers *tm, struct twheel_op *op,
-			       void *obj, struct twheel_modify_ctl *mc);
+			       void *obj, bool alone,
+			       struct twheel_modify_ctl *mc);
 void twheel_timers_modify_apply(struct twheel_timers *tm,
 				const struct twheel_op *op, struct twheel_mem *m,
 				const struct twheel_modify_ctl *mc);

@@ -334,11 +334,12 @@ static void twheel_ctx_list_bounded(struct kunit *test)
 }
 
 /*
- * On the real clock a MODIFY may leave the wheel's clock behind the
- * present (twheel_op_modify_ahead()), but not for a timer due by it whose
- * hrtimer callback has not run yet: that one is QUEUED, its record
+ * On the real clock a MODIFY done alone may leave the wheel's clock behind
+ * the present (twheel_op_modify_ahead()), but not for a timer due by it
+ * whose hrtimer callback has not run yet: that one is QUEUED, its record
  * retracted, as after the callback. The test holds the callback off by
- * stopping the hrtimer, then waits on the clock past the deadline.
+ * stopping the hrtimer, waits on the clock past the deadline, then does
+ * what twheel_ctx_modify() does, the result kept in the kernel.
  */
 static void twheel_ctx_modify_due_before_irq(struct kunit *test)
 {
@@ -347,8 +348,10 @@ static void twheel_ctx_modify_due_before_irq(struct kunit *test)
 	struct twheel_op op = {
 		.op = TWHEEL_OP_MODIFY, .expires_ns = 1000 * MS,
 	};
+	struct twheel_modify_ctl mc;
 	s64 d = ktime_get_ns() + 2 * MS;
 	u64 id;
+	int ret;
 
 	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, d, TWHEEL_ABSTIME,
 				      CLOCK_MONOTONIC, &id), 0);
@@ -356,7 +359,12 @@ static void twheel_ctx_modify_due_before_irq(struct kunit *test)
 	while (ktime_get_ns() < d + 2 * MS)
 		cpu_relax();
 	op.id = id;
-	KUNIT_ASSERT_EQ(test, ctx_do(ctx, &op, NULL), 0);
+	twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_ALL);
+	ret = twheel_timers_modify_check(tm, &op, NULL, true, &mc);
+	if (!ret)
+		twheel_timers_modify_apply(tm, &op, NULL, &mc);
+	twheel_ctx_unlock(ctx);
+	KUNIT_ASSERT_EQ(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, op.result, (u32)TWHEEL_STATE_QUEUED);
 	KUNIT_EXPECT_EQ(test, tm->nr_queued, 0ULL);
 	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 1ULL);
