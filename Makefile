@@ -182,7 +182,7 @@ help:
 	@echo "  make python-test | python-host-test   Python binding: host tests, then its device tests in the stock VM (tests/python/run.sh)"
 	@echo ""
 	@echo "Benchmarks"
-	@echo "  make bench [BENCH_CLOCK=icount|wall BENCH_REPS=5 BENCH_NMAX=1000000 BENCH_QUICK=1]   twheel vs timerfd vs heap, stock VM: a wall-clock boot and an -icount boot (~30 min; quick ~2 min)"
+	@echo "  make bench [BENCH_CLOCK=icount|wall BENCH_REPS=5 BENCH_NMAX=1000000 BENCH_QUICK=1]   twheel vs timerfd vs heap, stock VM: a wall-clock boot and an -icount boot (~22 min; quick ~2 min)"
 	@echo "  make bench-report | bench-bin | bench-publish | bench-page-check   the report again; the binary; docs/benchmarks.md from a full run; its commands checked"
 	@echo "  make kbench | kbench-module       in-kernel wheel vs timer_list/hrtimer"
 	@echo "  make bench-prof [PROF_MODES='b64 expiry' PROF_CLOCK=icount]   kernel functions ranked by samples (under icount: by instructions), per workload, stock VM"
