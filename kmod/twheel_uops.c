@@ -235,6 +235,7 @@ long twheel_ioctl_add(struct twheel_ctx *ctx, void __user *uarg,
 static int twheel_modify_read(struct twheel_op *op,
 			      const struct twheel_modify __user *u, bool nowait)
 {
+	u32 result __maybe_unused;
 	int ret = -EFAULT;
 
 	if (nowait)
@@ -246,6 +247,8 @@ static int twheel_modify_read(struct twheel_op *op,
 	unsafe_get_user(op->expires_ns, &u->expires_ns, fault);
 	unsafe_get_user(op->period_ns, &u->period_ns, fault);
 	unsafe_get_user(op->flags, &u->flags, fault);
+	/* Out, but read as the rest: an unreadable struct is EFAULT whole. */
+	unsafe_get_user(result, &u->result, fault);
 	ret = 0;
 fault:
 	user_access_end();
