@@ -328,7 +328,8 @@ bool twheel_base_finish_rebase(struct twheel_base *base, u64 *budget);
 bool twheel_base_forward(struct twheel_base *base, s64 now_ns);
 bool twheel_base_update(struct twheel_base *base, s64 now_ns, u64 *budget,
 			struct list_head *expired, struct list_head *ended,
-			struct twheel_base_step *adv);
+			struct twheel_base_step *adv,
+			struct twheel_rekey *rk);
 void twheel_base_updated(struct twheel_base *base, u64 budget,
 			 const struct twheel_base_step *adv);
 

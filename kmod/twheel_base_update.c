@@ -113,6 +113,8 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_base_forward);
  *	   it found cancelled by their table entry (twheel_irq.c), for the
  *	   caller to end
  * @adv: set up for twheel_base_updated(); adv->n counts @expired's entries
+ * @rk: NULL, or what the wheel's cascades ask for a later deadline
+ *      (twheel_wheel_advance_some())
  *
  * A clock set back behind the wheel's clock (CLOCK_REALTIME and CLOCK_TAI
  * can be) first has its entries taken out and added again against the
@@ -130,7 +132,7 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_base_forward);
  */
 bool twheel_base_update(struct twheel_base *base, s64 now_ns, u64 *budget,
 			struct list_head *expired, struct list_head *ended,
-			struct twheel_base_step *adv)
+			struct twheel_base_step *adv, struct twheel_rekey *rk)
 {
 	u64 now = twheel_now_tick(now_ns, base->clocks->tick_ns);
 	unsigned long flags;
@@ -162,7 +164,7 @@ bool twheel_base_update(struct twheel_base *base, s64 now_ns, u64 *budget,
 	for (;;) {
 		twheel_base_catch_up(base, adv, &now);
 		adv->n += twheel_wheel_advance_some(&base->wheel, now, expired,
-						    budget);
+						    budget, rk);
 		behind = twheel_wheel_behind(&base->wheel, now);
 		/* Stopped for a level it lacks, or for its budget? */
 		lvl = behind ? twheel_wheel_level_missing(&base->wheel) : -1;

@@ -4,7 +4,9 @@
  * re-placing the timers whose shared table entry moved their deadline
  * later, and setting aside for the task those it cancelled, so that a
  * program whose timeouts are all pushed back or cancelled by stores is
- * never woken for them. What runs where, and the bounds: twheel_irq.h.
+ * never woken for them; and the re-keying of the wheel's cascades by the
+ * table (twheel_irq_rekey()), which the task's update shares. What runs
+ * where, and the bounds: twheel_irq.h.
  *
  * Layering: part of the timers' layer (twheel_timer.h), called by the
  * clock bases' hrtimer callback through clocks->fired, set by
@@ -46,43 +48,139 @@ enum twheel_irq_act {
 };
 
 /*
+ * Does @t's table entry @v (meant for it, no cancel) ask for a deadline
+ * after @now_ns, and after the wheel's clock, in a level the wheel has?
+ * Only a one-shot timer's may: then *@tick and *@deadline are set.
+ */
+static bool twheel_irq_later(struct twheel_timers *tm, struct twheel_base *base,
+			     struct twheel_timer *t, u64 v, s64 now_ns,
+			     u64 *tick, s64 *deadline)
+{
+	struct twheel_ptimer *pt;
+
+	if (READ_ONCE(t->word) & TWHEEL_TIMER_BIG) {
+		pt = container_of(t, struct twheel_ptimer, t);
+		/* A MODIFY may be changing it: see twheel_timer_move(). */
+		if (data_race(pt->period_ns != 0))
+			return false;
+	}
+	*deadline = twheel_timer_entry_deadline(tm, base->clock, v, now_ns);
+	if (*deadline <= now_ns)
+		return false;
+	*tick = twheel_deadline_tick(*deadline, tm->clocks.tick_ns);
+	return *tick > base->wheel.clk &&
+	       twheel_wheel_level_needed(&base->wheel, *tick) < 0;
+}
+
+/* @t, one-shot, is to be placed by @deadline: a large one keeps it. */
+static void twheel_irq_set(struct twheel_timer *t, s64 deadline)
+{
+	struct twheel_ptimer *pt = twheel_ptimer(t);
+
+	if (pt)
+		pt->deadline_ns = deadline;
+}
+
+/*
  * What to do with @t, just handed back by @base's wheel at @now_ns: its
  * table entry is meant for it and says cancelled (END); or @t is one-shot
- * and the entry asks for a deadline after @now_ns (and after the wheel's
- * clock) in a level the wheel has (MOVE, *@tick set); else LEAVE.
+ * and the entry asks for a later deadline (twheel_irq_later(): MOVE,
+ * *@tick set); else LEAVE.
  */
 static enum twheel_irq_act twheel_irq_act(struct twheel_timers *tm,
 					  struct twheel_base *base,
 					  struct twheel_timer *t, s64 now_ns,
 					  u64 *tick)
 {
-	/* Its id, clock and size are constant while it is in the wheel. */
-	u64 word = READ_ONCE(t->word), v;
-	struct twheel_ptimer *pt = NULL;
 	s64 deadline;
+	u64 v;
 
-	if (!twheel_table_read_irq(&tm->table, word & ~TWHEEL_IDS_FREE_BITS,
-				   &v))
+	/* Its id, clock and size are constant while it is in the wheel. */
+	if (!twheel_table_read_irq(&tm->table, twheel_timer_id(t), &v))
 		return TWHEEL_IRQ_LEAVE;
 	if (v & TWHEEL_TABLE_CANCEL)
 		return TWHEEL_IRQ_END;
-	if (word & TWHEEL_TIMER_BIG) {
-		pt = container_of(t, struct twheel_ptimer, t);
-		/* A MODIFY may be changing it: see twheel_timer_move(). */
-		if (data_race(pt->period_ns != 0))
-			return TWHEEL_IRQ_LEAVE;
-	}
-	deadline = twheel_timer_entry_deadline(tm, base->clock, v, now_ns);
-	if (deadline <= now_ns)
+	if (!twheel_irq_later(tm, base, t, v, now_ns, tick, &deadline))
 		return TWHEEL_IRQ_LEAVE;
-	*tick = twheel_deadline_tick(deadline, tm->clocks.tick_ns);
-	if (*tick <= base->wheel.clk ||
-	    twheel_wheel_level_needed(&base->wheel, *tick) >= 0)
-		return TWHEEL_IRQ_LEAVE;
-	if (pt)
-		pt->deadline_ns = deadline;
+	twheel_irq_set(t, deadline);
 	return TWHEEL_IRQ_MOVE;
 }
+
+/* A later deadline than @e's in @t's entry @v, else @e's (see below). */
+static noinline u64 twheel_irq_rekey_later(struct twheel_irq_rekey *r,
+					   struct twheel_timer *t, u64 v)
+{
+	s64 deadline;
+	u64 tick;
+
+	if (!twheel_irq_later(r->tm, r->base, t, v, r->now_ns, &tick,
+			      &deadline) || tick <= t->entry.expires)
+		return t->entry.expires;
+	twheel_irq_set(t, deadline);
+	return tick;
+}
+
+/*
+ * The wheel's question on @e, about to cascade to a lower level: the
+ * deadline its table entry asks for when a later one (see
+ * twheel_irq_later()), else its own. A cancel waits for the deadline.
+ */
+static u64 twheel_irq_rekey_entry(struct twheel_rekey *rk,
+				  struct twheel_entry *e)
+{
+	struct twheel_irq_rekey *r = container_of(rk, struct twheel_irq_rekey,
+						  rk);
+	struct twheel_timer *t = container_of(e, struct twheel_timer, entry);
+	u64 v;
+
+	if (!twheel_table_read_irq(&r->tm->table, twheel_timer_id(t), &v) ||
+	    (v & TWHEEL_TABLE_CANCEL))
+		return e->expires;
+	/*
+	 * Mostly the entry still holds what ADD or MODIFY wrote: the placed
+	 * tick or the one before it. Without a namespace offset a stored D is
+	 * a tick of the wheel's own count, and one at or before the placed
+	 * tick in its low 32 bits is no later deadline whatever present it is
+	 * read against, as long as that present is not after the placed tick
+	 * (then no D within 2^31 ticks of it is): no arithmetic needed.
+	 */
+	if (r->plain && e->expires >= r->now_tick &&
+	    (s32)((u32)v - (u32)e->expires) <= 0)
+		return e->expires;
+	return twheel_irq_rekey_later(r, t, v);
+}
+
+/**
+ * twheel_irq_rekey() - what the cascades of an advance ask a set's table
+ * @r: set up here
+ * @tm: the timers
+ * @base: one of their bases, about to be advanced
+ * @now_ns: the present it is advanced to (kernel time on its clock)
+ *
+ * For the hrtimer callback and the task's update alike: a one-shot timer
+ * that a cascade moves closer to its deadline goes by the later deadline
+ * its table entry holds, if any (struct twheel_rekey), decided as when it
+ * falls due. Called with @base's lock held, inside an RCU read-side
+ * section or with the set's lock held (see twheel_table_read_irq()).
+ *
+ * Return: &r->rk for twheel_wheel_advance_some(); NULL for a set without
+ * a table.
+ */
+struct twheel_rekey *twheel_irq_rekey(struct twheel_irq_rekey *r,
+				      struct twheel_timers *tm,
+				      struct twheel_base *base, s64 now_ns)
+{
+	if (!READ_ONCE(tm->table.size_pages))
+		return NULL;
+	r->rk.fn = twheel_irq_rekey_entry;
+	r->tm = tm;
+	r->base = base;
+	r->now_ns = now_ns;
+	r->now_tick = twheel_now_tick(now_ns, tm->clocks.tick_ns);
+	r->plain = !twheel_clocks_offset(&tm->clocks, base->clock);
+	return &r->rk;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_irq_rekey);
 
 /* Arm @base's hrtimer to go on with an advance that ran out of budget. */
 static void twheel_irq_again(struct twheel_base *base, s64 now_ns)
@@ -124,6 +222,7 @@ bool twheel_irq_run(struct twheel_timers *tm, struct twheel_base *base,
 	bool table = READ_ONCE(tm->table.size_pages) != 0;
 	u64 budget, start, from, tick = 0, left = 0;
 	bool behind, parked = false, done = false;
+	struct twheel_irq_rekey rk;
 	unsigned long flags;
 	LIST_HEAD(handed);
 
@@ -146,10 +245,11 @@ bool twheel_irq_run(struct twheel_timers *tm, struct twheel_base *base,
 		goto out;
 	budget = start;
 	from = w->clk;
-	twheel_wheel_advance_some(w, now, &handed, &budget);
+	rcu_read_lock();
+	twheel_wheel_advance_some(w, now, &handed, &budget,
+				  twheel_irq_rekey(&rk, tm, base, now_ns));
 	behind = twheel_wheel_behind(w, now);
 
-	rcu_read_lock();
 	list_for_each_entry_safe(e, next, &handed, node) {
 		t = container_of(e, struct twheel_timer, entry);
 		/* Without a table, a timer that fell due expires. */

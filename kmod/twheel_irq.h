@@ -7,11 +7,17 @@
  * For a base on CLOCK_MONOTONIC or CLOCK_BOOTTIME (not an alarm, not a
  * wall clock, not the manual clock), it first calls twheel_irq_fired():
  * under the base's spinlock it advances the wheel (cascades included).
- * On a set with a shared timer table it reads the table entries of the
- * timers that fell due: a one-shot timer whose entry holds a later
- * deadline goes back into the wheel for it, exactly as the update in the
- * waiter's task would put it (twheel_timers_entries()); a timer (one-shot
- * or periodic) whose entry says cancelled is parked (twheel_wheel_park()):
+ * On a set with a shared timer table, each one-shot timer a cascade moves
+ * to a lower level goes by the later deadline its entry holds, if any
+ * (twheel_irq_rekey(); the task's update does the same with its
+ * cascades): placed for it at once, it never reaches the lower levels
+ * for its old deadline, so a timeout pushed back at least once per level
+ * period costs one entry move per cascade and no callback at its old
+ * deadline. Then it reads the table entries of the timers that fell due:
+ * a one-shot timer whose entry holds a later deadline goes back into the
+ * wheel for it, exactly as the update in the waiter's task would put it
+ * (twheel_timers_entries()); a timer (one-shot or periodic) whose entry
+ * says cancelled is parked (twheel_wheel_park()):
  * still counted by the wheel, with no event, and clocks->fire_seq is
  * bumped without a wake-up, so that the next update, in whichever task
  * next uses the set (an ioctl, a read, a poll; not fdinfo, which only
@@ -30,7 +36,7 @@
  * as it is: the callback only wakes.
  *
  * Bounds. One callback moves at most TWHEEL_IRQ_BUDGET wheel entries
- * (hand-backs and cascades to a lower level); when an advance needs more
+ * (hand-backs and cascades, re-keyed or not); when an advance needs more
  * and nothing has really expired yet, it goes on TWHEEL_IRQ_GAP_NS later
  * in another callback. Over all the fds of a user (and of each user
  * namespace's creator above them, as for the limits of twheel_user.h),
@@ -46,6 +52,8 @@
 #include <linux/time64.h>
 #include <linux/types.h>
 
+#include "twheel_wheel.h"
+
 /* The most wheel entries one callback moves (or parks). */
 #define TWHEEL_IRQ_BUDGET	32
 
@@ -58,8 +66,29 @@
 struct twheel_base;
 struct twheel_timers;
 
+/**
+ * struct twheel_irq_rekey - a set's answer to the wheel's cascades
+ * @rk: what twheel_wheel_advance_some() calls
+ * @tm: the timers
+ * @base: the base advanced
+ * @now_ns: the present it is advanced to (kernel time on its clock)
+ * @now_tick: its tick
+ * @plain: the base's clock has no namespace offset
+ */
+struct twheel_irq_rekey {
+	struct twheel_rekey rk;
+	struct twheel_timers *tm;
+	struct twheel_base *base;
+	s64 now_ns;
+	u64 now_tick;
+	bool plain;
+};
+
 bool twheel_irq_fired(struct twheel_base *base);
 bool twheel_irq_run(struct twheel_timers *tm, struct twheel_base *base,
 		    s64 now_ns);
+struct twheel_rekey *twheel_irq_rekey(struct twheel_irq_rekey *r,
+				      struct twheel_timers *tm,
+				      struct twheel_base *base, s64 now_ns);
 
 #endif /* _TWHEEL_IRQ_H */

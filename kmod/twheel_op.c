@@ -226,10 +226,12 @@ static bool twheel_op_modify_ahead(struct twheel_timers *tm,
 	mc->now_ns = twheel_clock_now(&tm->clocks, clock);
 	now = twheel_now_tick(mc->now_ns, tm->clocks.tick_ns);
 	/*
-	 * Read without base->lock: the callback changes a pending timer's
-	 * tick, or hands it back, only once that tick has come by its own
-	 * present; a tick seen after ours is not due by ours. If the callback
-	 * hands it back meanwhile, twheel_timer_move() takes it out again.
+	 * Read without base->lock: before a pending timer's tick has come by
+	 * its own present, the callback only moves the tick later (a cascade
+	 * re-keyed by the table), and it hands the timer back only once the
+	 * tick has come; a tick seen after ours is not due by ours. If the
+	 * callback hands it back meanwhile, twheel_timer_move() takes it out
+	 * again.
 	 */
 	if (data_race(READ_ONCE(t->entry.expires)) <= now)
 		return false;

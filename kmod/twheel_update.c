@@ -5,8 +5,9 @@
  * most TWHEEL_CHUNK entries or id slots), the present read once per hold
  * of the lock for the operations of a batch, the shared table's entries
  * read when their timers come due (a later deadline re-places the timer,
- * a cancel ends it), and the set's part of a wall clock set (its record,
- * and the timers it cancels).
+ * a cancel ends it) or are cascaded (a later deadline re-places the
+ * timer: twheel_irq_rekey()), and the set's part of a wall clock set (its
+ * record, and the timers it cancels).
  *
  * Order of an update (twheel_timers_update()): the entries a clock set
  * back took out of a wheel go back first; then the clocks are read, then
@@ -26,6 +27,7 @@
 #include <linux/slab.h>
 #include <kunit/visibility.h>
 
+#include "twheel_irq.h"
 #include "twheel_time.h"
 #include "twheel_timer.h"
 #include "twheel_trace.h"
@@ -148,6 +150,7 @@ static bool twheel_timers_update_base(struct twheel_timers *tm,
 {
 	struct twheel_timer *t, *next;
 	struct twheel_base_step adv;
+	struct twheel_irq_rekey rk;
 	LIST_HEAD(expired);
 	LIST_HEAD(ended);
 	s64 now_ns;
@@ -155,7 +158,7 @@ static bool twheel_timers_update_base(struct twheel_timers *tm,
 	u64 n;
 
 	done = twheel_base_update(base, *now_p, budget, &expired, &ended,
-				  &adv);
+				  &adv, twheel_irq_rekey(&rk, tm, base, *now_p));
 	/* Cancelled by their entry, as the hrtimer callback found them. */
 	list_for_each_entry_safe(t, next, &ended, entry.node) {
 		list_del(&t->entry.node);

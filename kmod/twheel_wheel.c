@@ -63,6 +63,14 @@
  * due list is empty (it is handed back first), which is what makes the
  * order above the deadline order.
  *
+ * Re-keying. A cascade may ask the caller (struct twheel_rekey) for the
+ * deadline of each entry it is about to move to a lower level: one that
+ * is pushed back (the shared timer table's later deadlines) is placed by
+ * the later deadline instead, relative to the clock t, like an entry
+ * added then. Its deadline only grows and stays after t, so the invariant
+ * holds; an entry whose level is missing waits at the head of the cascade
+ * list with its new deadline, as any other.
+ *
  * Slots. A slot is one pointer: its entries form a ring through their
  * list nodes with no list head of its own, the slot pointing at the
  * oldest; appending goes before it. So a level costs 64 pointers, and
@@ -439,6 +447,8 @@ static u64 twheel_hand_back(struct twheel_wheel *w, struct list_head *from,
  * @expired: the caller's list; entries handed back are appended to its tail
  * @budget: the most entries to move (hand back, or cascade to a lower
  *          level); decremented by the number moved
+ * @rk: NULL; or asked for each entry a cascade moves, which it then places
+ *      by the deadline @rk gives (see struct twheel_rekey)
  *
  * Hands back, appended to @expired, every entry whose effective deadline
  * is <= @now: in deadline order, entries of one deadline in insertion
@@ -462,12 +472,14 @@ static u64 twheel_hand_back(struct twheel_wheel *w, struct list_head *from,
  * Cost: at most *@budget entry moves, plus O(TWHEEL_LEVELS) per slot
  * started; never proportional to the number of ticks elapsed. A jump of
  * 10^12 ticks over an empty wheel costs O(TWHEEL_LEVELS). An entry is
- * cascaded at most TWHEEL_LEVELS - 1 times over its life.
+ * cascaded at most TWHEEL_LEVELS - 1 times per deadline it is placed by
+ * (@rk may place it by a later one, as if added again).
  *
  * Return: the number of entries appended to @expired.
  */
 u64 twheel_wheel_advance_some(struct twheel_wheel *w, u64 now,
-			      struct list_head *expired, u64 *budget)
+			      struct list_head *expired, u64 *budget,
+			      struct twheel_rekey *rk)
 {
 	struct twheel_entry *e;
 	unsigned int lvl, slot;
@@ -490,6 +502,12 @@ u64 twheel_wheel_advance_some(struct twheel_wheel *w, u64 now,
 				continue;
 			e = list_first_entry(&w->cascade, struct twheel_entry,
 					     node);
+			/* Its owner may have pushed it back (see the top). */
+			if (rk) {
+				t = rk->fn(rk, e);
+				if (t > e->expires)
+					e->expires = t;
+			}
 			/* Stop for a level the caller has not given. */
 			if (!w->lvl[twheel_level(e->expires, w->clk)])
 				break;

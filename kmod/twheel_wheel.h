@@ -119,8 +119,22 @@ void twheel_wheel_init(struct twheel_wheel *w, u64 now);
 void twheel_wheel_add(struct twheel_wheel *w, struct twheel_entry *e,
 		      u64 expires);
 void twheel_wheel_remove(struct twheel_wheel *w, struct twheel_entry *e);
+/**
+ * struct twheel_rekey - the caller's say on the entries an advance cascades
+ * @fn: called with @rk and the entry at the head of a cascade, about to
+ *      move to a lower level (its deadline is after the wheel's clock);
+ *      returns the deadline to place it by: its own or a later one (an
+ *      earlier one counts as its own). It must not change the wheel.
+ *
+ * Embedded in the caller's own state, which @fn finds by container_of().
+ */
+struct twheel_rekey {
+	u64 (*fn)(struct twheel_rekey *rk, struct twheel_entry *e);
+};
+
 u64 twheel_wheel_advance_some(struct twheel_wheel *w, u64 now,
-			      struct list_head *expired, u64 *budget);
+			      struct list_head *expired, u64 *budget,
+			      struct twheel_rekey *rk);
 void twheel_wheel_unhand(struct twheel_wheel *w, struct list_head *list,
 			 u64 n);
 bool twheel_wheel_behind(const struct twheel_wheel *w, u64 now);
@@ -192,7 +206,7 @@ static inline u64 twheel_wheel_advance(struct twheel_wheel *w, u64 now,
 {
 	u64 budget = U64_MAX;
 
-	return twheel_wheel_advance_some(w, now, expired, &budget);
+	return twheel_wheel_advance_some(w, now, expired, &budget, NULL);
 }
 
 /**

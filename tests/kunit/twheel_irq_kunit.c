@@ -5,7 +5,9 @@
  * wakes the waiters; on a set with a shared table, timers whose entry
  * pushed them later are
  * put back into the wheel with nobody woken (fire_seq unchanged), at the
- * tick the update would have put them; timers cancelled by their entry
+ * tick the update would have put them, and a cascade (the callback's or
+ * the task's) places a pushed timer by its later deadline at once;
+ * timers cancelled by their entry
  * are parked with nobody woken (fire_seq bumped, so the next update in a
  * task ends them, counted once); a real expiry, a level the wheel lacks,
  * or the per-user rate bound fall back to the wake-up, and the set's task
@@ -196,6 +198,96 @@ static void twheel_irq_parked_then_ioctl(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->ev[0].id, b);
 	KUNIT_EXPECT_EQ(test, mono(ctx)->wheel.count, 0ULL);
 	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 0ULL);
+	twheel_ctx_destroy(ctx);
+}
+
+/*
+ * Four timers due at tick 100, in level 1 (ticks 64 to 127) until its
+ * cascade at tick 64; their entries: a pushed to 300, b as the kernel
+ * wrote it, c an earlier deadline (50), d cancelled.
+ */
+static void rekey_setup(struct kunit *test, struct twheel_ctx *ctx, u64 *id)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		KUNIT_ASSERT_EQ(test, ctx_add(ctx, i, 100 * MS, 0,
+					      CLOCK_MONOTONIC, &id[i]), 0);
+	store(ctx, id[0], TWHEEL_TABLE_DEADLINE(id[0], 300));
+	store(ctx, id[2], TWHEEL_TABLE_DEADLINE(id[2], 50));
+	store(ctx, id[3], TWHEEL_TABLE_CANCELLED(id[3]));
+}
+
+/*
+ * After the cascade, at manual time @now_ns: a is placed for 300; b, c and d stay for 100, where
+ * b and c expire in order and d ends; a comes at 300, never before.
+ */
+static void rekey_check(struct kunit *test, struct twheel_ctx *ctx,
+			const u64 *id, s64 now_ns)
+{
+	struct ctx_records *r = ctx_recs(test);
+	int i;
+
+	KUNIT_EXPECT_EQ(test, ctx_query(ctx, id[0]).expires_ns, 300 * MS);
+	for (i = 1; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, ctx_query(ctx, id[i]).expires_ns,
+				100 * MS);
+	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 4ULL);
+	ctx_advance(test, ctx, 100 * MS - now_ns);
+	KUNIT_ASSERT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, r), 2L);
+	KUNIT_EXPECT_EQ(test, r->ev[0].id, id[1]);
+	KUNIT_EXPECT_EQ(test, r->ev[1].id, id[2]);
+	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 1ULL);
+	ctx_advance(test, ctx, 199 * MS);
+	KUNIT_EXPECT_FALSE(test, twheel_ctx_readable(ctx));
+	ctx_advance(test, ctx, MS);
+	KUNIT_ASSERT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, r), 1L);
+	KUNIT_EXPECT_EQ(test, r->ev[2].id, id[0]);
+	KUNIT_EXPECT_EQ(test, r->ev[2].time_ns, 300 * MS);
+	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 0ULL);
+}
+
+/*
+ * The callback's cascade at tick 64 asks the table: the pushed timer goes
+ * by its later deadline at once, with nobody woken and no callback at its
+ * old one (armed for 100). Level 0, which the cascade needs and the
+ * callback cannot allocate, is there for a fifth timer (tick 63), pushed
+ * back by its entry in the same callback, then cancelled.
+ */
+static void twheel_irq_cascade_rekey(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_irq(test);
+	u32 result;
+	u64 id[4], e;
+	int seq;
+
+	rekey_setup(test, ctx, id);
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 4, 63 * MS, 0, CLOCK_MONOTONIC, &e),
+			0);
+	store(ctx, e, TWHEEL_TABLE_DEADLINE(e, 1000));
+	seq = fire_seq(ctx);
+	KUNIT_EXPECT_TRUE(test, irq_at(ctx, 64 * MS));
+	KUNIT_EXPECT_EQ(test, fire_seq(ctx), seq);
+	KUNIT_EXPECT_EQ(test, mono(ctx)->wheel.clk, 64ULL);
+	KUNIT_EXPECT_EQ(test, mono(ctx)->armed, 100ULL);
+	KUNIT_EXPECT_EQ(test, ctx_query(ctx, e).expires_ns, 1000 * MS);
+	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, e, &result), 0);
+	KUNIT_EXPECT_EQ(test, result, (u32)TWHEEL_STATE_PENDING);
+	rekey_check(test, ctx, id, 0);
+	twheel_ctx_destroy(ctx);
+}
+
+/* The same cascade done by the task's update (a manual ADVANCE). */
+static void twheel_update_cascade_rekey(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_irq(test);
+	u64 id[4];
+
+	rekey_setup(test, ctx, id);
+	ctx_advance(test, ctx, 64 * MS);
+	KUNIT_EXPECT_EQ(test, mono(ctx)->wheel.clk, 64ULL);
+	KUNIT_EXPECT_FALSE(test, twheel_ctx_readable(ctx));
+	rekey_check(test, ctx, id, 64 * MS);
 	twheel_ctx_destroy(ctx);
 }
 
@@ -437,6 +529,8 @@ static struct kunit_case twheel_irq_cases[] = {
 	KUNIT_CASE(twheel_irq_pushed_wake_nobody),
 	KUNIT_CASE(twheel_irq_cancel_wakes_nobody),
 	KUNIT_CASE(twheel_irq_parked_then_ioctl),
+	KUNIT_CASE(twheel_irq_cascade_rekey),
+	KUNIT_CASE(twheel_update_cascade_rekey),
 	KUNIT_CASE(twheel_irq_plain_set),
 	KUNIT_CASE(twheel_irq_expiry_falls_back),
 	KUNIT_CASE(twheel_irq_same_tick_add_after),

@@ -186,6 +186,84 @@ static void twheel_wheel_test_guarantees(struct kunit *test)
 	}
 }
 
+/* A re-key by table: a later deadline per entry (0: none), calls counted. */
+struct twheel_test_rekey {
+	struct twheel_rekey rk;
+	struct twheel_entry *e;
+	u64 to[4];
+	unsigned int calls[4];
+};
+
+static u64 twheel_test_rekey_fn(struct twheel_rekey *rk, struct twheel_entry *e)
+{
+	struct twheel_test_rekey *r = container_of(rk, struct twheel_test_rekey,
+						   rk);
+	unsigned int i = e - r->e;
+
+	r->calls[i]++;
+	return r->to[i] ? r->to[i] : e->expires;
+}
+
+/*
+ * Re-keying: only the entries a cascade moves to a lower level are asked;
+ * a later deadline places the entry by it (never handed back at the old
+ * one, handed back at the new), an earlier one counts as its own, each
+ * move is one of the budget, and an entry due at the cascade's tick is
+ * handed back unasked.
+ */
+static void twheel_wheel_test_rekey(struct kunit *test)
+{
+	struct twheel_test_rekey r = { .rk.fn = twheel_test_rekey_fn };
+	struct twheel_wheel *w;
+	struct list_head out;
+	u64 budget;
+	int i;
+
+	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	r.e = kunit_kcalloc(test, 4, sizeof(*r.e), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_ASSERT_NOT_NULL(test, r.e);
+	twheel_wheel_init(w, 0);
+	INIT_LIST_HEAD(&out);
+	/* all in level 1, slot 1 (ticks 64 to 127): its event tick is 64 */
+	twheel_test_add(test, w, &r.e[0], 100);
+	twheel_test_add(test, w, &r.e[1], 100);
+	twheel_test_add(test, w, &r.e[2], 70);
+	twheel_test_add(test, w, &r.e[3], 64);
+	twheel_test_give(test, w, 0);
+	r.to[0] = 300;			/* pushed back: level 1, slot 4 */
+	r.to[1] = 50;			/* earlier: counts as 100 */
+	budget = 10;
+	KUNIT_EXPECT_EQ(test, twheel_wheel_advance_some(w, 64, &out, &budget,
+							&r.rk), 1);
+	KUNIT_EXPECT_PTR_EQ(test, out.next, &r.e[3].node);
+	KUNIT_EXPECT_EQ(test, r.calls[3], 0);	/* due at 64: not asked */
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, r.calls[i], 1);
+	KUNIT_EXPECT_EQ(test, budget, 6);	/* one hand-back, 3 moves */
+	KUNIT_EXPECT_EQ(test, r.e[0].expires, 300);
+	KUNIT_EXPECT_EQ(test, r.e[1].expires, 100);
+	KUNIT_EXPECT_TRUE(test, twheel_wheel_holds(w, 300));
+	KUNIT_EXPECT_EQ(test, w->count, 3);
+
+	/* at 100, e[2] (70) then e[1]; e[0] not at its old deadline */
+	INIT_LIST_HEAD(&out);
+	KUNIT_EXPECT_EQ(test, twheel_wheel_advance_some(w, 255, &out, &budget,
+							&r.rk), 2);
+	KUNIT_EXPECT_PTR_EQ(test, out.next, &r.e[2].node);
+	KUNIT_EXPECT_PTR_EQ(test, out.prev, &r.e[1].node);
+	KUNIT_EXPECT_EQ(test, twheel_wheel_next(w), 256);
+	/* its own cascade (256) asks again; at 300 it comes back */
+	INIT_LIST_HEAD(&out);
+	budget = 10;
+	KUNIT_EXPECT_EQ(test, twheel_wheel_advance_some(w, 300, &out, &budget,
+							&r.rk), 1);
+	KUNIT_EXPECT_PTR_EQ(test, out.next, &r.e[0].node);
+	KUNIT_EXPECT_EQ(test, r.calls[0], 2);
+	KUNIT_EXPECT_EQ(test, w->clk, 300);
+	KUNIT_EXPECT_TRUE(test, twheel_wheel_empty(w));
+}
+
 /*
  * The level API by hand: an add names the level it needs; an advance
  * stops in the middle of a slot for a level the wheel lacks, names it,
@@ -223,7 +301,8 @@ static void twheel_wheel_test_levels(struct kunit *test)
 
 	/* hands back e[0], then stops for level 0, budget left */
 	budget = 100;
-	KUNIT_EXPECT_EQ(test, twheel_wheel_advance_some(w, 4101, &out, &budget),
+	KUNIT_EXPECT_EQ(test,
+			twheel_wheel_advance_some(w, 4101, &out, &budget, NULL),
 			1);
 	KUNIT_EXPECT_PTR_EQ(test, out.next, &e[0].node);
 	KUNIT_EXPECT_EQ(test, budget, 99);
@@ -250,7 +329,8 @@ static void twheel_wheel_test_levels(struct kunit *test)
 	twheel_test_give(test, w, 0);
 	KUNIT_EXPECT_EQ(test, twheel_wheel_level_missing(w), -1);
 	budget = 100;
-	KUNIT_EXPECT_EQ(test, twheel_wheel_advance_some(w, 4101, &out, &budget),
+	KUNIT_EXPECT_EQ(test,
+			twheel_wheel_advance_some(w, 4101, &out, &budget, NULL),
 			2);
 	KUNIT_EXPECT_FALSE(test, twheel_wheel_behind(w, 4101));
 	KUNIT_EXPECT_EQ(test, w->clk, 4101);
@@ -314,6 +394,7 @@ static struct kunit_case twheel_wheel_test_cases[] = {
 	KUNIT_CASE(twheel_wheel_test_entry_size),
 	KUNIT_CASE(twheel_wheel_test_guarantees),
 	KUNIT_CASE(twheel_wheel_test_levels),
+	KUNIT_CASE(twheel_wheel_test_rekey),
 	KUNIT_CASE_PARAM(twheel_wheel_test_case, twheel_wheel_case_gen_params),
 	KUNIT_CASE_SLOW(twheel_wheel_test_random),
 	{}

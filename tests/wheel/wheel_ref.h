@@ -1261,7 +1261,7 @@ static __maybe_unused int wref_advance_some(struct wref *r, u64 now,
 	r->waiting = -1;
 	r->epoch++;
 	for (;;) {
-		n += twheel_wheel_advance_some(r->w, now, &got, &left);
+		n += twheel_wheel_advance_some(r->w, now, &got, &left, NULL);
 		behind = twheel_wheel_behind(r->w, now);
 		/* Behind needs an event to come: never so when idle. */
 		if (behind && twheel_wheel_idle(r->w))

@@ -108,7 +108,8 @@
  *	divided by tick_ns, rounded down: not the timer's deadline tick, but
  *	on a manual clock the time TWHEEL_IOC_ADVANCE moves the clock to,
  *	and on a real clock the time of the update that finds the timer due
- *	(see "Delivery": on an fd nobody waits on, when it is next used). So
+ *	or cascades it (below; see "Delivery": on an fd nobody waits on,
+ *	when it is next used, if the hrtimer's callback could not). So
  *	when that time is more than 2^31 ticks after a deadline stored (one
  *	ADVANCE longer than that, an fd left unused that long: 35.8 minutes
  *	at a 1 us tick), the stored D reads as a tick 2^32 (or a multiple)
@@ -128,21 +129,26 @@
  * The kernel writes TWHEEL_TABLE_DEADLINE(id, D) when TWHEEL_IOC_ADD or
  * TWHEEL_IOC_MODIFY (alone or in a batch) sets the timer's deadline (D:
  * struct twheel_status.deadline_ns divided by tick_ns, rounded down), and
- * 0 when the timer ends; it writes nothing else. It reads the entry only when the timer's
- * deadline tick comes due in the fd's wheel, and acts on it at most once
- * per passing of that tick: on CLOCK_MONOTONIC and CLOCK_BOOTTIME in the
- * hrtimer's callback when it can (a later deadline or a cancel then
- * wakes nobody), else in the task that advances the wheel (see
- * "Delivery"); only
- * entries whose value it can act on change anything:
+ * 0 when the timer ends; it writes nothing else. It reads the entry when
+ * the timer's deadline tick comes due in the fd's wheel, and acts on it
+ * at most once per passing of that tick; and, for a one-shot timer, each
+ * time the wheel moves the timer to a finer level before that tick (a
+ * cascade: at a tick that is a multiple of 64, at most 10 times per
+ * deadline the timer is placed for), where only a later deadline acts.
+ * Both on CLOCK_MONOTONIC and CLOCK_BOOTTIME
+ * in the hrtimer's callback when it can (a later deadline or a cancel
+ * then wakes nobody), else in the task that advances the wheel (see
+ * "Delivery"); only entries whose value it can act on change anything:
  *
- * - one-shot timer, a deadline D whose time is after the present: the
- *   timer is placed again for tick D, with no record. An earlier deadline
- *   than the one placed takes TWHEEL_IOC_MODIFY: a store cannot move a
- *   timer forward.
- * - a cancelled timer (one-shot or periodic): it ends there, with no
- *   record, as if TWHEEL_IOC_CANCEL had cancelled it then, and counts in
- *   struct twheel_info.cancelled from then on. Until that tick it is a
+ * - one-shot timer, a deadline D whose time is after the present and
+ *   after the deadline the timer is placed for (at its tick: after the
+ *   present): the timer is placed again for tick D, with no record, at
+ *   once (struct twheel_status.deadline_ns shows it from then on). An
+ *   earlier deadline than the one placed takes TWHEEL_IOC_MODIFY: a store
+ *   cannot move a timer forward.
+ * - a cancelled timer (one-shot or periodic), at its tick: it ends there,
+ *   with no record, as if TWHEEL_IOC_CANCEL had cancelled it then, and
+ *   counts in struct twheel_info.cancelled from then on. Until that tick it is a
  *   live timer: it counts in struct twheel_info.timers, against the
  *   fd's and the user's maximums, and every ioctl works on it as on any
  *   other (TWHEEL_IOC_MODIFY writes a deadline over the cancel,

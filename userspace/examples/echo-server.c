@@ -14,7 +14,8 @@
  *   data          twheel_idle_touch(): the deadline moves to "timeout
  *                 from now" by one store into the mapped table. No system
  *                 call: the kernel reads the entry when the old deadline
- *                 comes due and places the timer again, with no record.
+ *                 comes due, or a cascade of the wheel before it, and
+ *                 places the timer again, with no record.
  *   expiry        twheel_idle_drain() hands over only real expiries (the
  *                 record's time at or after the last deadline stored): the
  *                 connection was idle for the timeout and is closed, unless

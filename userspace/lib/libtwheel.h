@@ -194,8 +194,9 @@ int twheel_table_unmap(struct twheel_table *t);
  * The hot path, inline: each helper is one 64-bit store into the timer's
  * entry, and no system call. The store is relaxed (__atomic_store_n,
  * so that it is never torn, and no fence): the kernel reads an entry as
- * a plain value once, when the timer's deadline tick comes due, and
- * orders nothing else against it. A store it has not seen by then is
+ * a plain value, when the timer's deadline tick comes due (and, for a
+ * later deadline, when the wheel cascades the timer before it), and
+ * orders nothing else against it. A store it has not seen by the tick is
  * simply too late: the timer expires at its old deadline, and the record
  * says so (twheel_table_expired() is false for it).
  *

@@ -556,8 +556,9 @@ class Table:
     deadline later with one 64-bit store into its entry, no system call;
     cancel(id) cancels a timer lazily (it ends with no record when its
     deadline tick comes due, and counts as a live timer until then). The
-    kernel reads an entry only when the timer's deadline tick comes due: a
-    store it has not read by then has no effect, and the record says so
+    kernel reads an entry when the timer's deadline tick comes due (and,
+    for a later deadline, when the wheel cascades the timer before it): a
+    store it has not read by the tick has no effect, and the record says so
     (expired(ev, tick) is False for it). A deadline is a tick: the time
     tick * tick_ns on the timer's clock (the manual clock on a manual fd),
     less than 2^31 ticks after the tick the kernel reads the entry at

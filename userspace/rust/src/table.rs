@@ -7,8 +7,9 @@
 //! short: entry `TWHEEL_TABLE_INDEX(id)` belongs to timer `id`; storing
 //! `TWHEEL_TABLE_DEADLINE(id, D)` moves the one-shot timer to tick `D`
 //! (later only), storing `TWHEEL_TABLE_CANCELLED(id)` ends it with no
-//! record. The kernel reads the entry once, when the timer's placed
-//! deadline tick comes due: a store it has not seen by then is too late,
+//! record. The kernel reads the entry when the timer's placed deadline
+//! tick comes due (and, for a later deadline, when the wheel cascades the
+//! timer before it): a store it has not seen by the tick is too late,
 //! and the record then comes before the deadline stored
 //! ([`Table::expired`] is false for it).
 
