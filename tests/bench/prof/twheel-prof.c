@@ -29,10 +29,17 @@
  *           epoll_wait() then read() of up to 256 records, per wake-up;
  *           only the delivery is sampled, and the time it prints is
  *           this thread's CPU time per record (the wait's idle time
- *           left out), so under icount: its instructions per record
+ *           left out), so under icount: its instructions per record;
+ *           then per wake-up, this thread's CPU in epoll_wait() and in
+ *           the read()s apart (each with the cost of one
+ *           clock_gettime(CLOCK_THREAD_CPUTIME_ID) that measures it)
  *   spread-table   spread on an fd with a shared timer table
  *           (TWHEEL_CONFIG_TABLE): the hrtimer's callback reads the due
  *           timers' entries first
+ *   spread-timerfd  spread's peer: one timerfd in epoll, set with
+ *           timerfd_settime() to each of the 1000 ticks in turn (as a
+ *           heap on one timerfd re-arms it), counted as 10 records per
+ *           wake-up; its "read()" figure is the timerfd_settime()
  *   table   the shared timer table on a manual-clock fd: 10^5 timers with
  *           a timeout of 1000 ticks, one activity per timer per period
  *           (100 a tick, each a TWHEEL_TABLE_DEADLINE store pushing the
@@ -92,6 +99,9 @@ static struct sym *syms;
 static size_t nsyms;
 static long samples, user_samples, unknown_samples;
 static int64_t sampled_ns;	/* expiry: the time the sampler was on */
+/* spread: this thread's CPU in epoll_wait() and in read(), and calls */
+static int64_t spread_wait_ns, spread_read_ns;
+static long spread_wakes, spread_reads;
 
 static void die(const char *what)
 {
@@ -389,6 +399,39 @@ static long step(const char *mode, int fd, struct sampler *s)
 		sampled_ns += mono_ns();
 		return got;
 	}
+	if (!strcmp(mode, "spread-timerfd")) {
+		struct epoll_event e = { .events = EPOLLIN };
+		int64_t t0 = (mono_ns() + 50000000) / 1000000 * 1000000;
+		struct itimerspec its = { { 0, 0 }, { 0, 0 } };
+		int ep = epoll_create1(EPOLL_CLOEXEC);
+		int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+		long tick;
+
+		if (ep < 0 || tfd < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &e))
+			die("spread-timerfd: epoll, timerfd");
+		sampled_ns -= cpu_ns();
+		sampler_on(s, 1);
+		for (tick = 1; tick <= SPREAD_TICKS; tick++) {
+			int64_t c0 = cpu_ns(), c1, d = t0 + tick * 1000000LL;
+
+			its.it_value.tv_sec = d / 1000000000;
+			its.it_value.tv_nsec = d % 1000000000;
+			if (timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL))
+				die("timerfd_settime");
+			c1 = cpu_ns();
+			spread_read_ns += c1 - c0;
+			if (epoll_wait(ep, &e, 1, -1) != 1)
+				die("epoll_wait");
+			spread_wait_ns += cpu_ns() - c1;
+			spread_wakes++;
+			spread_reads++;
+		}
+		sampler_on(s, 0);
+		sampled_ns += cpu_ns();
+		close(tfd);
+		close(ep);
+		return SPREAD_N;
+	}
 	if (!strncmp(mode, "spread", 6)) {
 		static int ep = -1;
 		struct epoll_event e = { .events = EPOLLIN };
@@ -424,14 +467,21 @@ static long step(const char *mode, int fd, struct sampler *s)
 		sampled_ns -= cpu_ns();
 		sampler_on(s, 1);
 		while (got < SPREAD_N) {
+			int64_t c0 = cpu_ns(), c1;
+
 			if (epoll_wait(ep, &e, 1, -1) != 1)
 				die("epoll_wait");
+			c1 = cpu_ns();
+			spread_wait_ns += c1 - c0;
+			spread_wakes++;
 			do {
 				r = read(fd, ev, sizeof(ev));
 				if (r < 0 && errno != EAGAIN)
 					die("read");
 				got += r > 0 ? r / (ssize_t)sizeof(ev[0]) : 0;
+				spread_reads++;
 			} while (r == sizeof(ev));
+			spread_read_ns += cpu_ns() - c1;
 		}
 		sampler_on(s, 0);
 		sampled_ns += cpu_ns();
@@ -515,7 +565,7 @@ int main(int argc, char **argv)
 			top = atol(optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: twheel-prof [-n iterations] [-p period_ns] [-t top] ppid|info|single|b64|mod|modify|settime|expiry|spread|spread-table|table\n");
+			fprintf(stderr, "usage: twheel-prof [-n iterations] [-p period_ns] [-t top] ppid|info|single|b64|mod|modify|settime|expiry|spread|spread-table|spread-timerfd|table\n");
 			return 2;
 		}
 	}
@@ -580,6 +630,12 @@ int main(int argc, char **argv)
 	       mode, ops, (t1 - t0) / 1e3 / ops, period, samples,
 	       samples ? 100.0 * user_samples / samples : 0.0,
 	       samples ? 100.0 * (samples - user_samples) / samples : 0.0);
+	if (spread_wakes)
+		printf("per wake-up: %.2f records, %.0f ns of CPU in epoll_wait(), %.0f ns in %.2f read()s (each figure with one clock_gettime(CLOCK_THREAD_CPUTIME_ID))\n",
+		       (double)ops / spread_wakes,
+		       (double)spread_wait_ns / spread_wakes,
+		       (double)spread_read_ns / spread_wakes,
+		       (double)spread_reads / spread_wakes);
 	qsort(syms, nsyms, sizeof(*syms), by_hits);
 	for (k = 0; k < nsyms && (long)k < top && syms[k].hits; k++)
 		printf("%6.2f%%  %s\n", 100.0 * syms[k].hits / samples,
