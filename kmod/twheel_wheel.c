@@ -63,13 +63,10 @@
  * due list is empty (it is handed back first), which is what makes the
  * order above the deadline order.
  *
- * Re-keying. A cascade may ask the caller (struct twheel_rekey) for the
- * deadline of each entry it is about to move to a lower level: one that
- * is pushed back (the shared timer table's later deadlines) is placed by
- * the later deadline instead, relative to the clock t, like an entry
- * added then. Its deadline only grows and stays after t, so the invariant
- * holds; an entry whose level is missing waits at the head of the cascade
- * list with its new deadline, as any other.
+ * Re-keying. A cascade may ask the caller (struct twheel_rekey) for a
+ * later deadline of each entry it moves to a lower level, and place it by
+ * that, relative to t, like an entry added then: the deadline only grows
+ * and stays after t, so the invariant holds.
  *
  * Slots. A slot is one pointer: its entries form a ring through their
  * list nodes with no list head of its own, the slot pointing at the
@@ -503,11 +500,9 @@ u64 twheel_wheel_advance_some(struct twheel_wheel *w, u64 now,
 			e = list_first_entry(&w->cascade, struct twheel_entry,
 					     node);
 			/* Its owner may have pushed it back (see the top). */
-			if (rk) {
-				t = rk->fn(rk, e);
-				if (t > e->expires)
-					e->expires = t;
-			}
+			t = rk ? rk->fn(rk, e) : 0;
+			if (t > e->expires)
+				e->expires = t;
 			/* Stop for a level the caller has not given. */
 			if (!w->lvl[twheel_level(e->expires, w->clk)])
 				break;
