@@ -77,18 +77,30 @@ static void expect_one(int fd, uint64_t id, int64_t t)
 	CHECK_EQ(ev[0].count, 1);
 }
 
+/*
+ * A timer due at tick @placed, pushed to tick @stored by a store at once:
+ * it shows @placed up to tick @cascade - 1 and @stored from @cascade on.
+ */
+static uint64_t pushed_until(int fd, uint64_t *tab, int64_t placed,
+			     int64_t stored, int64_t cascade)
+{
+	uint64_t id = twt_add_abs(fd, 1, placed * MS, CLOCK_MONOTONIC);
+
+	st(tab, id, TWHEEL_TABLE_DEADLINE(id, stored));
+	to_quiet(fd, cascade - 1);
+	CHECK_EQ(twt_query(fd, id).deadline_ns, placed * MS);
+	to_quiet(fd, cascade);
+	CHECK_EQ(twt_query(fd, id).deadline_ns, stored * MS);
+	return id;
+}
+
 static void pushed_at_cascade(void)
 {
 	uint64_t *tab, x, y;
 	int fd = manual_table(&tab);
 
-	x = twt_add_abs(fd, 1, 100 * MS, CLOCK_MONOTONIC);
 	y = twt_add_abs(fd, 2, 100 * MS, CLOCK_MONOTONIC);
-	st(tab, x, TWHEEL_TABLE_DEADLINE(x, 300));
-	to_quiet(fd, 63);
-	CHECK_EQ(twt_query(fd, x).deadline_ns, 100 * MS);
-	to_quiet(fd, 64);
-	CHECK_EQ(twt_query(fd, x).deadline_ns, 300 * MS);
+	x = pushed_until(fd, tab, 100, 300, 64);
 	CHECK_EQ(twt_query(fd, y).deadline_ns, 100 * MS);
 	CHECK_EQ(ld(tab, x), TWHEEL_TABLE_DEADLINE(x, 300));
 	/* earlier than the deadline placed: nothing, at any cascade */
@@ -112,12 +124,7 @@ static void two_cascades(void)
 	uint64_t *tab, a;
 	int fd = manual_table(&tab);
 
-	a = twt_add_abs(fd, 1, 5000 * MS, CLOCK_MONOTONIC);
-	st(tab, a, TWHEEL_TABLE_DEADLINE(a, 9000));
-	to_quiet(fd, 4095);
-	CHECK_EQ(twt_query(fd, a).deadline_ns, 5000 * MS);
-	to_quiet(fd, 4096);
-	CHECK_EQ(twt_query(fd, a).deadline_ns, 9000 * MS);
+	a = pushed_until(fd, tab, 5000, 9000, 4096);
 	to_quiet(fd, 8999);
 	twt_advance(fd, MS);
 	expect_one(fd, a, 9000);

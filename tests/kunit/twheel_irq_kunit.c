@@ -65,11 +65,19 @@ static int fire_seq(struct twheel_ctx *ctx)
 	return atomic_read(&twheel_ctx_timers(ctx)->clocks.fire_seq);
 }
 
+/* The callback's work at @now_ns is all there was: it wakes nobody. */
+static void irq_quiet(struct kunit *test, struct twheel_ctx *ctx, s64 now_ns)
+{
+	int seq = fire_seq(ctx);
+
+	KUNIT_EXPECT_TRUE(test, irq_at(ctx, now_ns));
+	KUNIT_EXPECT_EQ(test, fire_seq(ctx), seq);
+}
+
 static void twheel_irq_pushed_wake_nobody(struct kunit *test)
 {
 	struct twheel_ctx *ctx = ctx_irq(test);
 	struct ctx_records *r = ctx_recs(test);
-	int seq;
 	u64 a, b;
 
 	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, 10 * MS, 0, CLOCK_MONOTONIC,
@@ -78,9 +86,7 @@ static void twheel_irq_pushed_wake_nobody(struct kunit *test)
 				      &b), 0);
 	store(ctx, a, TWHEEL_TABLE_DEADLINE(a, 30));
 	store(ctx, b, TWHEEL_TABLE_DEADLINE(b, 30));
-	seq = fire_seq(ctx);
-	KUNIT_EXPECT_TRUE(test, irq_at(ctx, 10 * MS));
-	KUNIT_EXPECT_EQ(test, fire_seq(ctx), seq);
+	irq_quiet(test, ctx, 10 * MS);
 	KUNIT_EXPECT_EQ(test, mono(ctx)->wheel.clk, 10ULL);
 	/* Armed for the new deadline, as the update would arm it. */
 	KUNIT_EXPECT_EQ(test, mono(ctx)->armed, 30ULL);
@@ -91,9 +97,7 @@ static void twheel_irq_pushed_wake_nobody(struct kunit *test)
 	ctx_advance(test, ctx, 20 * MS);
 	KUNIT_EXPECT_FALSE(test, twheel_ctx_readable(ctx));
 	/* Nothing due: the callback again wakes nobody. */
-	seq = fire_seq(ctx);
-	KUNIT_EXPECT_TRUE(test, irq_at(ctx, 25 * MS));
-	KUNIT_EXPECT_EQ(test, fire_seq(ctx), seq);
+	irq_quiet(test, ctx, 25 * MS);
 	/* Never early, never twice, in order (manual time: 29, then 30). */
 	ctx_advance(test, ctx, 9 * MS);
 	KUNIT_EXPECT_FALSE(test, twheel_ctx_readable(ctx));
@@ -259,15 +263,12 @@ static void twheel_irq_cascade_rekey(struct kunit *test)
 	struct twheel_ctx *ctx = ctx_irq(test);
 	u32 result;
 	u64 id[4], e;
-	int seq;
 
 	rekey_setup(test, ctx, id);
 	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 4, 63 * MS, 0, CLOCK_MONOTONIC, &e),
 			0);
 	store(ctx, e, TWHEEL_TABLE_DEADLINE(e, 1000));
-	seq = fire_seq(ctx);
-	KUNIT_EXPECT_TRUE(test, irq_at(ctx, 64 * MS));
-	KUNIT_EXPECT_EQ(test, fire_seq(ctx), seq);
+	irq_quiet(test, ctx, 64 * MS);
 	KUNIT_EXPECT_EQ(test, mono(ctx)->wheel.clk, 64ULL);
 	KUNIT_EXPECT_EQ(test, mono(ctx)->armed, 100ULL);
 	KUNIT_EXPECT_EQ(test, ctx_query(ctx, e).expires_ns, 1000 * MS);
@@ -299,7 +300,6 @@ static void twheel_irq_plain_set(struct kunit *test)
 {
 	struct twheel_ctx *ctx = ctx_new(test, 64);
 	struct ctx_records *r = ctx_recs(test);
-	int seq;
 	u64 a;
 
 	KUNIT_ASSERT_EQ(test, twheel_ctx_config(ctx, MS, TWHEEL_CONFIG_MANUAL,
@@ -311,9 +311,7 @@ static void twheel_irq_plain_set(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ctx_modify(ctx, a, 30 * MS), 0);
 	KUNIT_EXPECT_EQ(test, mono(ctx)->armed, 10ULL);
 	manual_to(ctx, 10 * MS);
-	seq = fire_seq(ctx);
-	KUNIT_EXPECT_TRUE(test, irq_at(ctx, 10 * MS));
-	KUNIT_EXPECT_EQ(test, fire_seq(ctx), seq);
+	irq_quiet(test, ctx, 10 * MS);
 	KUNIT_EXPECT_EQ(test, mono(ctx)->armed, 30ULL);
 	manual_to(ctx, 30 * MS);
 	KUNIT_EXPECT_FALSE(test, irq_at(ctx, 30 * MS));
@@ -440,7 +438,6 @@ static void twheel_irq_budget(struct kunit *test)
 	struct twheel_ctx *ctx = ctx_irq(test);
 	struct ctx_records *r = ctx_recs(test);
 	u64 *id = kunit_kcalloc(test, n, sizeof(*id), GFP_KERNEL);
-	int seq;
 	u32 i;
 
 	KUNIT_ASSERT_NOT_NULL(test, id);
@@ -449,9 +446,7 @@ static void twheel_irq_budget(struct kunit *test)
 					      CLOCK_MONOTONIC, &id[i]), 0);
 		store(ctx, id[i], TWHEEL_TABLE_DEADLINE(id[i], 30));
 	}
-	seq = fire_seq(ctx);
-	KUNIT_EXPECT_TRUE(test, irq_at(ctx, 10 * MS));
-	KUNIT_EXPECT_EQ(test, fire_seq(ctx), seq);
+	irq_quiet(test, ctx, 10 * MS);
 	KUNIT_EXPECT_EQ(test, ctx_query(ctx, id[TWHEEL_IRQ_BUDGET - 1])
 			      .expires_ns, 30 * MS);
 	/* Not moved yet: the next callback's work. */
