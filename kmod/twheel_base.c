@@ -145,17 +145,22 @@ void twheel_clocks_kick(struct twheel_clocks *clocks)
 	wake_up(&clocks->wqh);
 }
 
-/* In hard-IRQ context (softirq on PREEMPT_RT), no lock of ours. */
-static enum hrtimer_restart twheel_base_fired(struct hrtimer *hrtimer)
+/*
+ * @base's timer fired: in hard-IRQ context (softirq on PREEMPT_RT), no
+ * lock of ours. clocks->fired re-arms the timer itself, under base->lock,
+ * when it has done all there was to do; else the set's waiters do it.
+ */
+static void twheel_base_event(struct twheel_base *base)
 {
-	struct twheel_base *base = container_of(hrtimer, struct twheel_base,
-						hrtimer);
 	bool (*fired)(struct twheel_base *base) = READ_ONCE(base->clocks->fired);
 
-	/* It re-armed the hrtimer itself, under base->lock. */
-	if (fired && fired(base))
-		return HRTIMER_NORESTART;
-	twheel_clocks_kick(base->clocks);
+	if (!fired || !fired(base))
+		twheel_clocks_kick(base->clocks);
+}
+
+static enum hrtimer_restart twheel_base_fired(struct hrtimer *hrtimer)
+{
+	twheel_base_event(container_of(hrtimer, struct twheel_base, hrtimer));
 	return HRTIMER_NORESTART;
 }
 
@@ -163,17 +168,8 @@ static enum hrtimer_restart twheel_base_fired(struct hrtimer *hrtimer)
 static enum alarmtimer_restart twheel_base_alarm_fired(struct alarm *alarm,
 						       ktime_t now)
 {
-	struct twheel_base *base = container_of(alarm, struct twheel_base,
-						alarm);
-
-	twheel_clocks_kick(base->clocks);
+	twheel_base_event(container_of(alarm, struct twheel_base, alarm));
 	return ALARMTIMER_NORESTART;
-}
-
-/* Does @base run its timer as an alarm (a real alarm clock)? */
-static bool twheel_base_alarm(const struct twheel_base *base)
-{
-	return twheel_clock_alarm(base->clock) && !base->clocks->manual;
 }
 
 /* Stop @base's timer; wait for its callback when @wait. */
@@ -213,27 +209,35 @@ static bool twheel_base_queued(struct twheel_base *base)
 #define TWHEEL_GFP_HELD	(GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOFAIL)
 
 /*
- * Give @base's wheel level @lvl (-1: none needed), allocated without
+ * Give @base's wheel level @lvl (-1: none needed); an alarm base also
+ * every level below it that it lacks, so that the entries placed there
+ * cascade in the alarm's callback (twheel_irq.c) without waiting for a
+ * task, which a suspend may keep frozen. Each is allocated without
  * base->lock, given under it (unless it came meanwhile: the callback
- * never takes a level, but two tasks may give one). Return: 0 or -ENOMEM.
+ * never takes a level, but two tasks may give one).
+ * Return: 0 or -ENOMEM (the levels given so far stay).
  */
 static int twheel_base_give_level(struct twheel_base *base, int lvl, gfp_t gfp)
 {
+	int last = twheel_base_alarm(base) ? 0 : lvl;
 	struct twheel_level *l;
 	unsigned long flags;
 
-	if (lvl < 0)
-		return 0;
-	l = kzalloc(sizeof(*l), gfp | __GFP_NOWARN);
-	if (!l)
-		return -ENOMEM;
-	twheel_base_lock(base, flags);
-	if (!base->wheel.lvl[lvl]) {
-		twheel_wheel_give_level(&base->wheel, lvl, l);
-		l = NULL;
+	for (; lvl >= last && lvl >= 0; lvl--) {
+		/* A hint: whoever needs a level checks it under the lock. */
+		if (data_race(base->wheel.lvl[lvl]))
+			continue;
+		l = kzalloc(sizeof(*l), gfp | __GFP_NOWARN);
+		if (!l)
+			return -ENOMEM;
+		twheel_base_lock(base, flags);
+		if (!base->wheel.lvl[lvl]) {
+			twheel_wheel_give_level(&base->wheel, lvl, l);
+			l = NULL;
+		}
+		twheel_base_unlock(base, flags);
+		kfree(l);
 	}
-	twheel_base_unlock(base, flags);
-	kfree(l);
 	return 0;
 }
 
@@ -425,7 +429,6 @@ void twheel_base_add(struct twheel_base *base, struct twheel_entry *e,
 void __twheel_base_arm(struct twheel_base *base)
 {
 	struct twheel_clocks *clocks = base->clocks;
-	s64 when;
 	u64 next;
 
 	lockdep_assert_held(&base->lock);
@@ -448,9 +451,23 @@ void __twheel_base_arm(struct twheel_base *base)
 	next = twheel_wheel_next(&base->wheel);
 	if (next == base->armed && twheel_base_queued(base))
 		return;
-	base->armed = next;
-	when = twheel_tick_ns(next, clocks->tick_ns);
-	WRITE_ONCE(clocks->armed_ns[base->clock], when);
+	twheel_base_start(base, next, twheel_tick_ns(next, clocks->tick_ns));
+}
+
+/**
+ * twheel_base_start() - arm a base's hrtimer (or alarm)
+ * @base: the base, whose lock is held; not on the manual clock
+ * @tick: what base->armed is to say: the tick its event is for
+ * @when: when it fires, kernel time on the base's clock
+ *
+ * Also from the callback of that hrtimer (or alarm), which the hrtimer
+ * core allows: twheel_irq.c.
+ */
+void twheel_base_start(struct twheel_base *base, u64 tick, s64 when)
+{
+	lockdep_assert_held(&base->lock);
+	base->armed = tick;
+	WRITE_ONCE(base->clocks->armed_ns[base->clock], when);
 	if (twheel_base_alarm(base))
 		alarm_start(&base->alarm, ns_to_ktime(when));
 	else
@@ -464,8 +481,8 @@ void __twheel_base_arm(struct twheel_base *base)
  *
  * After a timer left it: an idle fd gets no wake-up. A wheel that still
  * holds timers keeps its hrtimer armed, early at worst (one event that
- * queues nothing; on CLOCK_MONOTONIC and CLOCK_BOOTTIME its callback
- * re-arms it and wakes nobody, see twheel_irq.h).
+ * queues nothing; its callback re-arms it and wakes nobody, see
+ * twheel_irq.h).
  */
 void twheel_base_arm_idle(struct twheel_base *base)
 {

@@ -310,17 +310,26 @@ void twheel_base_add(struct twheel_base *base, struct twheel_entry *e,
 		     u64 tick, bool arm);
 
 /*
- * Does @base run on a clock that never goes back, on an hrtimer:
- * CLOCK_MONOTONIC or CLOCK_BOOTTIME, not manual? Only those bases'
- * callbacks do work in the interrupt (twheel_irq.c).
+ * Does @base run on a clock that no clock set moves: CLOCK_MONOTONIC,
+ * CLOCK_BOOTTIME or CLOCK_BOOTTIME_ALARM, not manual? Its wheel's clock
+ * is then never after the clock's present, whatever the callback did.
  */
 static inline bool twheel_base_steady(const struct twheel_base *base)
 {
-	return !base->clocks->manual && (base->clock == TWHEEL_CLK_MONOTONIC ||
-					 base->clock == TWHEEL_CLK_BOOTTIME);
+	return !base->clocks->manual &&
+	       (base->clock == TWHEEL_CLK_MONOTONIC ||
+		base->clock == TWHEEL_CLK_BOOTTIME ||
+		base->clock == TWHEEL_CLK_BOOTTIME_ALARM);
+}
+
+/* Does @base run its timer as an alarm (a real alarm clock)? */
+static inline bool twheel_base_alarm(const struct twheel_base *base)
+{
+	return twheel_clock_alarm(base->clock) && !base->clocks->manual;
 }
 
 void __twheel_base_arm(struct twheel_base *base);
+void twheel_base_start(struct twheel_base *base, u64 tick, s64 when);
 void twheel_base_arm_idle(struct twheel_base *base);
 void twheel_base_trim(struct twheel_base *base);
 void twheel_base_give(struct twheel_base *base, int lvl);

@@ -49,16 +49,17 @@ bool twheel_base_finish_rebase(struct twheel_base *base, u64 *budget)
 }
 
 /*
- * Under @base's lock, before an update's advance: when the hrtimer
- * callback moved the wheel's clock past the present the update read
- * (a CLOCK_MONOTONIC or CLOCK_BOOTTIME wheel, twheel_irq.c), read the
- * clock again, so that what the advance hands back (due by the wheel's
- * clock) is stamped with a present at or after its deadline: never early.
+ * Under @base's lock, before an update's advance: when the wheel's clock
+ * is past the present the update read, read the clock again. The hrtimer
+ * callback (twheel_irq.c) may have moved it there, never past the clock's
+ * own present: then the advance hands back what is due by the wheel's
+ * clock stamped with a present at or after its deadline, never early. A
+ * wall clock still behind the wheel's after that was set back.
  */
 static void twheel_base_catch_up(struct twheel_base *base,
 				 struct twheel_base_step *adv, u64 *now)
 {
-	if (*now >= base->wheel.clk || !twheel_base_steady(base))
+	if (*now >= base->wheel.clk || base->clocks->manual)
 		return;
 	adv->now_ns = twheel_clock_now(base->clocks, base->clock);
 	*now = twheel_now_tick(adv->now_ns, base->clocks->tick_ns);
@@ -148,10 +149,10 @@ bool twheel_base_update(struct twheel_base *base, s64 now_ns, u64 *budget,
 	adv->from = base->wheel.clk;
 	twheel_wheel_take_parked(&base->wheel, ended);
 	/*
-	 * Only a wall clock goes back. On the others, whose wheel the
-	 * callback may have advanced past a present read before it ran,
-	 * such a present is no set back: see twheel_base_catch_up().
+	 * Only a wall clock goes back: a present before the wheel's clock
+	 * read again is a set back (see twheel_base_catch_up()).
 	 */
+	twheel_base_catch_up(base, adv, &now);
 	if (list_empty(&base->rebase) && now < base->wheel.clk &&
 	    !twheel_base_steady(base))
 		twheel_wheel_take_all(&base->wheel, now, &base->rebase);

@@ -182,17 +182,42 @@ struct twheel_rekey *twheel_irq_rekey(struct twheel_irq_rekey *r,
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_irq_rekey);
 
-/* Arm @base's hrtimer to go on with an advance that ran out of budget. */
-static void twheel_irq_again(struct twheel_base *base, s64 now_ns)
+/*
+ * Arm @base's hrtimer @delay_ns after @now_ns, for an advance to go on
+ * there: its next event is the wheel's clock, which must move.
+ */
+static void twheel_irq_again(struct twheel_base *base, s64 now_ns,
+			     s64 delay_ns)
 {
-	s64 when = now_ns + TWHEEL_IRQ_GAP_NS;
-
-	/* The next event is the clock's tick: the advance must go on. */
-	base->armed = base->wheel.clk;
 	if (base->clocks->manual)
+		base->armed = base->wheel.clk;
+	else
+		twheel_base_start(base, base->wheel.clk, now_ns + delay_ns);
+}
+
+/*
+ * An alarm base's callback leaves work to the set's task (@base's lock
+ * held; the due list set aside, the entries handed back not given back
+ * yet): keep the alarm armed for the wheel's next event after the
+ * present, so that the system is resumed for it (and for what a later
+ * callback finds) even when no task comes before a suspend. When the
+ * wheel's next event is not after the present (an advance left
+ * unfinished, or not made at all), the alarm comes again
+ * TWHEEL_IRQ_ALARM_RETRY_NS later.
+ */
+static void twheel_irq_alarm_keep(struct twheel_base *base, u64 now,
+				  s64 now_ns)
+{
+	struct twheel_wheel *w = &base->wheel;
+	u64 next = twheel_wheel_next(w);
+
+	if (twheel_wheel_idle(w))
 		return;
-	WRITE_ONCE(base->clocks->armed_ns[base->clock], when);
-	hrtimer_start(&base->hrtimer, ns_to_ktime(when), HRTIMER_MODE_ABS);
+	if (next > now)
+		twheel_base_start(base, next,
+				  twheel_tick_ns(next, base->clocks->tick_ns));
+	else
+		twheel_irq_again(base, now_ns, TWHEEL_IRQ_ALARM_RETRY_NS);
 }
 
 /**
@@ -210,7 +235,8 @@ static void twheel_irq_again(struct twheel_base *base, s64 now_ns)
  * for the wheel's next event (or stopped when it is empty), and nobody
  * need wake; false when the set's waiters must be woken to do the rest
  * (the wheel then holds what is left, first in line, and the hrtimer is
- * not armed again: their update arms it).
+ * not armed again: their update arms it; an alarm base's alarm is, see
+ * twheel_irq_alarm_keep()).
  */
 bool twheel_irq_run(struct twheel_timers *tm, struct twheel_base *base,
 		    s64 now_ns)
@@ -222,22 +248,35 @@ bool twheel_irq_run(struct twheel_timers *tm, struct twheel_base *base,
 	bool table = READ_ONCE(tm->table.size_pages) != 0;
 	u64 budget, start, from, tick = 0, left = 0;
 	bool behind, parked = false, done = false;
+	bool alarm = twheel_base_alarm(base);
 	struct twheel_irq_rekey rk;
 	unsigned long flags;
 	LIST_HEAD(handed);
+	LIST_HEAD(held);
 
 	/* Interrupts are off but on PREEMPT_RT, and for KUnit. */
 	spin_lock_irqsave(&base->lock, flags);
-	/* Due entries come from the set's task: theirs to hand back. */
-	if (!list_empty(&w->due))
+	/* A task is re-adding the entries after a clock set back. */
+	if (!list_empty(&base->rebase))
 		goto out;
+	/*
+	 * Due entries come from the set's task, or were left for it by an
+	 * earlier callback: theirs to hand back. An alarm base sets them
+	 * aside, ahead of what this advance leaves, and goes on, so that
+	 * its alarm stays armed for what comes after them.
+	 */
+	if (!list_empty(&w->due)) {
+		if (!alarm)
+			goto out;
+		list_splice_init(&w->due, &held);
+	}
 	/*
 	 * Without a table every timer that falls due expires. When the next
 	 * event hands timers back before any cascade, the waiter's update
 	 * takes them from the wheel as it is: advancing here first, only to
 	 * give them back, would be the same work twice.
 	 */
-	if (!table && twheel_wheel_expires(w, now))
+	if (!table && !alarm && twheel_wheel_expires(w, now))
 		goto out;
 	start = tm->user ? twheel_user_irq_budget(tm->user, TWHEEL_IRQ_BUDGET) :
 			   TWHEEL_IRQ_BUDGET;
@@ -269,8 +308,6 @@ bool twheel_irq_run(struct twheel_timers *tm, struct twheel_base *base,
 		}
 	}
 	rcu_read_unlock();
-	if (left)
-		twheel_wheel_unhand(w, &handed, left);
 	if (tm->user)
 		twheel_user_irq_charge(tm->user, start - budget);
 	/* Records are queued by the task only: none here. */
@@ -278,11 +315,15 @@ bool twheel_irq_run(struct twheel_timers *tm, struct twheel_base *base,
 		trace_twheel_wheel_advance(tm->clocks.trace_id,
 					   twheel_clock_id(base->clock), from,
 					   w->clk, now_ns, 0, start - budget);
-	/* Something expired, or the wheel lacks a level for a cascade. */
-	if (left || (behind && twheel_wheel_level_missing(w) >= 0))
+	/*
+	 * Something expired, or the wheel lacks a level for a cascade (or
+	 * an alarm base holds records for the task): the task is woken.
+	 */
+	if (left || !list_empty(&held) ||
+	    (behind && twheel_wheel_level_missing(w) >= 0))
 		goto out;
 	if (behind)
-		twheel_irq_again(base, now_ns);
+		twheel_irq_again(base, now_ns, TWHEEL_IRQ_GAP_NS);
 	else
 		__twheel_base_arm(base);
 	/*
@@ -294,6 +335,14 @@ bool twheel_irq_run(struct twheel_timers *tm, struct twheel_base *base,
 		atomic_inc(&base->clocks->fire_seq);
 	done = true;
 out:
+	if (!done && alarm)
+		twheel_irq_alarm_keep(base, now, now_ns);
+	/* Back first in line: those set aside, then those left now. */
+	if (left)
+		twheel_wheel_unhand(w, &handed, left);
+	if (!list_empty(&held))
+		list_splice(&held, list_empty(&w->cascade) ? &w->due :
+							     &w->cascade);
 	spin_unlock_irqrestore(&base->lock, flags);
 	return done;
 }
@@ -303,8 +352,8 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_irq_run);
  * twheel_irq_fired() - what a clock base's hrtimer callback does first
  * @base: the base whose hrtimer fired
  *
- * The set's clocks->fired. Only a base on CLOCK_MONOTONIC or
- * CLOCK_BOOTTIME does any work here (see twheel_irq.h).
+ * The set's clocks->fired, for a base on any clock but the manual one
+ * (see twheel_irq.h).
  *
  * Return: true when the callback is done and wakes nobody; false when it
  * is to wake the set's waiters as usual.
@@ -314,7 +363,7 @@ bool twheel_irq_fired(struct twheel_base *base)
 	struct twheel_timers *tm = container_of(base->clocks,
 						struct twheel_timers, clocks);
 
-	if (!twheel_base_steady(base))
+	if (base->clocks->manual)
 		return false;
 	return twheel_irq_run(tm, base,
 			      twheel_clock_now(&tm->clocks, base->clock));

@@ -2,11 +2,11 @@
 /*
  * twheel_irq.h - the work an hrtimer callback does itself, and its bounds.
  *
- * What runs where. A clock base's hrtimer callback (twheel_base.c) runs
- * in hard interrupt context (on PREEMPT_RT in the hrtimer softirq thread).
- * For a base on CLOCK_MONOTONIC or CLOCK_BOOTTIME (not an alarm, not a
- * wall clock, not the manual clock), it first calls twheel_irq_fired():
- * under the base's spinlock it advances the wheel (cascades included).
+ * What runs where. A clock base's hrtimer callback (twheel_base.c; on an
+ * alarm clock the alarmtimer's) runs in hard interrupt context (on
+ * PREEMPT_RT in the hrtimer softirq thread). On every clock (the manual
+ * clock has no hrtimer), it first calls twheel_irq_fired(): under the
+ * base's spinlock it advances the wheel (cascades included).
  * On a set with a shared timer table, each one-shot timer a cascade moves
  * to a lower level goes by the later deadline its entry holds, if any
  * (twheel_irq_rekey(); the task's update does the same with its
@@ -33,7 +33,20 @@
  * before: records, allocation, trace of the advance. On a set without a
  * table, whose due timers all expire, a next event that hands timers
  * back before any cascade (twheel_wheel_expires()) is left to the task
- * as it is: the callback only wakes.
+ * as it is: the callback only wakes. While a task re-adds a wall clock's
+ * entries after the clock was set back, the callback only wakes too.
+ *
+ * Alarm clocks. The system must be resumed for an alarm timer whether or
+ * not a task uses the set before the next suspend (its tasks may be
+ * frozen already). So an alarm base's callback also advances a wheel
+ * whose next event only hands timers back, sets aside the timers that
+ * earlier callbacks left for the task (they stay first in line), and,
+ * whenever it leaves work to the task, arms the alarm itself for the
+ * wheel's next event after the present; when there is none because the
+ * advance could not finish (a bound reached), TWHEEL_IRQ_ALARM_RETRY_NS
+ * later. Its cascades never wait for a task to allocate a level: an
+ * alarm base is given every level below the highest one its timers need
+ * (twheel_base.c).
  *
  * Bounds. One callback moves at most TWHEEL_IRQ_BUDGET wheel entries
  * (hand-backs and cascades, re-keyed or not); when an advance needs more
@@ -62,6 +75,9 @@
 
 /* The most wheel entries callbacks move per second, per user. */
 #define TWHEEL_IRQ_RATE		65536
+
+/* When an alarm base's callback that could not finish comes again. */
+#define TWHEEL_IRQ_ALARM_RETRY_NS	NSEC_PER_SEC
 
 struct twheel_base;
 struct twheel_timers;

@@ -365,10 +365,10 @@ void twheel_timers_modify_apply(struct twheel_timers *tm,
 	/*
 	 * An earlier deadline re-armed the hrtimer above. A later one leaves
 	 * it armed early, at most one event that queues nothing (cheaper
-	 * than re-arming on every re-arm of an idle timeout; on
-	 * CLOCK_MONOTONIC and CLOCK_BOOTTIME the callback re-arms it and
-	 * wakes nobody); an fd left with nothing pending stops it. One in
-	 * the wheel and not yet due leaves it pending: nothing to stop.
+	 * than re-arming on every re-arm of an idle timeout; the callback
+	 * re-arms it and wakes nobody); an fd left with nothing pending
+	 * stops it. One in the wheel and not yet due leaves it pending:
+	 * nothing to stop.
 	 */
 	if (twheel_op_unsettled(t, deadline, now_ns))
 		twheel_op_settle(tm, clock);

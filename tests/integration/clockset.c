@@ -63,13 +63,6 @@
 
 #include "twtest.h"
 
-#ifndef CLOCK_REALTIME_ALARM
-#define CLOCK_REALTIME_ALARM	8
-#endif
-#ifndef CLOCK_BOOTTIME_ALARM
-#define CLOCK_BOOTTIME_ALARM	9
-#endif
-
 #define COS		TWHEEL_CANCEL_ON_SET
 #define ABS		TWHEEL_ABSTIME
 #define SETF		TWHEEL_EVENT_CLOCK_SET

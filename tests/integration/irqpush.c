@@ -33,6 +33,14 @@
  * nobody (at most twice, for wheel levels to allocate; before the
  * callback did this work it woke the waiter at every early event), and
  * no record comes.
+ *
+ * cascade_unattended: on every clock (the alarm clocks too, with
+ * TWHEEL_FEATURE_ALARM), a timer the wheel places at level 2, on an fd
+ * nobody uses (no poll, no read, no ioctl: its task may as well be
+ * frozen for a suspend): the cascade to level 1, 4 000 ticks before its
+ * deadline, is done by the clock's hrtimer (or alarm) callback itself, so
+ * fdinfo's next_expiry_<clock>_ns, which only looks, is past it at once;
+ * the timer then expires exactly once, never before its deadline.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -343,6 +351,74 @@ static void plain_fd_modify_no_wakeups(void)
 	close(fd);
 }
 
+#define UA_TICK		(100 * TWT_US)
+#define UA_LEVEL2	4096	/* ticks: a level-2 slot's span */
+
+static void cascade_unattended(void)
+{
+	static const clockid_t clocks[] = {
+		CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME, CLOCK_TAI,
+		CLOCK_REALTIME_ALARM, CLOCK_BOOTTIME_ALARM,
+	};
+	struct twheel_event ev[2];
+	int64_t now, c, d;
+	unsigned int k, n;
+	uint64_t id, idh;
+	long long next;
+	char key[64];
+	clockid_t rc;
+	int fd;
+
+	fd = twt_open(O_NONBLOCK);
+	n = twt_info(fd).features & TWHEEL_FEATURE_ALARM ? 6 : 4;
+	close(fd);
+	for (k = 0; k < n; k++) {
+		fd = twt_open(O_NONBLOCK);
+		twt_config(fd, UA_TICK, 0);
+		/* The alarm clocks read as CLOCK_REALTIME and CLOCK_BOOTTIME. */
+		rc = k == 4 ? CLOCK_REALTIME : k == 5 ? CLOCK_BOOTTIME :
+			      clocks[k];
+		/* Until the next level-2 boundary c is 200 to 300 ms away. */
+		for (;;) {
+			now = twt_now(rc) / UA_TICK;
+			c = (now / UA_LEVEL2 + 1) * UA_LEVEL2;
+			if (c - now >= 2000 && c - now <= 3000)
+				break;
+			twt_sleep_ms(10);
+		}
+		/*
+		 * d is at level 2 until c, where it cascades to level 1. A
+		 * timer 100 ms ahead, before c, is at level 1: the wheel then
+		 * has that level on every clock (an alarm clock's would have
+		 * it anyway), and keeps it below d's.
+		 */
+		d = (c + 4000) * UA_TICK;
+		idh = twt_add_abs(fd, 2, (now + 1000) * UA_TICK, clocks[k]);
+		id = twt_add_abs(fd, 1, d, clocks[k]);
+		twt_read_n(fd, ev, 1, 10000);
+		CHECK_EQ(ev[0].id, idh);
+		/* Past the cascade, with nobody using the fd. */
+		twt_sleep_ns(c * UA_TICK + 20 * TWT_MS - twt_now(rc));
+		snprintf(key, sizeof(key), "next_expiry_%s_ns",
+			 twt_clockname(clocks[k]));
+		CHECK_OK(twt_fdinfo(fd, key, &next));
+		printf("# %s: next event %+.1f ms from the cascade\n",
+		       twt_clockname(clocks[k]), (next - c * UA_TICK) / 1e6);
+		/* Not the cascade itself: the callback did it. */
+		CHECK(next > c * UA_TICK);
+		CHECK(next <= d);
+		twt_read_n(fd, ev, 1, 10000);
+		CHECK_EQ(ev[0].id, id);
+		CHECK_EQ(ev[0].clock, clocks[k]);
+		CHECK(ev[0].time_ns >= d);
+		CHECK_EQ(ev[0].count, 1);
+		CHECK_NONE_QUEUED(fd);
+		CHECK_EQ(twt_timers(fd), 0);
+		close(fd);
+	}
+}
+
 TWT_MAIN("irqpush", TWT_CASE_T(pushed_no_wakeups, 120),
 	 TWT_CASE_T(cancelled_no_wakeups, 60),
-	 TWT_CASE_T(plain_fd_modify_no_wakeups, 60))
+	 TWT_CASE_T(plain_fd_modify_no_wakeups, 60),
+	 TWT_CASE_T(cascade_unattended, 60))

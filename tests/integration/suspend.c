@@ -11,6 +11,10 @@
  *   wakes the system from a suspend, its record is queued after the resume,
  *   once, never before its deadline; a plain CLOCK_BOOTTIME timer due
  *   during the suspend fires after the resume, never early;
+ * - an alarm timer in an fd nobody uses (no poll, no read: its task may
+ *   as well be frozen) still wakes the system: after the wheel cascaded
+ *   it to a finer level, and after another alarm timer of the fd expired
+ *   unread;
  * - adding a timer on an alarm clock needs CAP_WAKE_ALARM in the calling
  *   task: EPERM without (ioctl and batch, also on a manual fd), whoever
  *   opened the fd; the capability alone (no root) is enough. Modifying
@@ -38,15 +42,6 @@
 
 #include "twtest.h"
 
-#ifndef CLOCK_REALTIME_ALARM
-#define CLOCK_REALTIME_ALARM	8
-#endif
-#ifndef CLOCK_BOOTTIME_ALARM
-#define CLOCK_BOOTTIME_ALARM	9
-#endif
-#ifndef TWHEEL_FEATURE_ALARM
-#define TWHEEL_FEATURE_ALARM	0x100ULL
-#endif
 #ifndef CAP_WAKE_ALARM
 #define CAP_WAKE_ALARM		35
 #endif
@@ -390,6 +385,79 @@ static void realtime_alarm_wakes(void)
 	       "%+.3f s from the resume; record time_ns - deadline = "
 	       "%.3f ms\n", (s.boot1 - s.boot0) / 1e9, (dr - r0) / 1e9,
 	       (seen - s.boot1) / 1e9, (ev[0].time_ns - dr) / 1e6);
+	close(fd);
+}
+
+/*
+ * A CLOCK_BOOTTIME_ALARM timer on a 2 ms tick whose wheel cascades it
+ * (level 2 to 1, 4 000 ticks before its deadline) before the suspend, in
+ * an fd nobody uses: the alarm's callback arms the alarm again for the
+ * next cascade, so the suspend is resumed in time.
+ */
+static void alarm_cascade_unattended(void)
+{
+	const int64_t tick = 2 * TWT_MS;
+	int fd = twt_open(O_NONBLOCK);
+	struct twheel_event ev;
+	struct slept s;
+	int64_t c, e2, d;
+	uint64_t id;
+
+	need_alarm(fd);
+	twt_config(fd, tick, 0);
+	/* The cascade at least 0.5 s ahead, on a 4096-tick boundary. */
+	c = ((twt_now(CLOCK_BOOTTIME) / tick + 250) / 4096 + 1) * 4096;
+	e2 = c * tick;
+	d = (c + 4000) * tick;
+	id = twt_add_abs(fd, 1, d, CLOCK_BOOTTIME_ALARM);
+	/* Past the cascade, 7.5 s before the deadline; nobody polls. */
+	twt_sleep_ns(e2 + 500 * TWT_MS - twt_now(CLOCK_BOOTTIME));
+
+	suspend_now(&s);
+
+	twt_read_n(fd, &ev, 1, 20000);
+	CHECK_EQ(ev.id, id);
+	CHECK_RECORD(&ev, 1, CLOCK_BOOTTIME_ALARM, d, CLOCK_BOOTTIME);
+	check_nothing_more(fd);
+	printf("# cascaded alarm: suspended %.3f s before its deadline, "
+	       "slept %.3f s; record time_ns - deadline = %.3f ms\n",
+	       (d - s.boot0) / 1e9, s.slept_ns / 1e9,
+	       (ev.time_ns - d) / 1e6);
+	close(fd);
+}
+
+/*
+ * Two CLOCK_BOOTTIME_ALARM timers, 12 s apart, in an fd nobody uses: the
+ * first expires before the suspend and stays unread; the alarm stays
+ * armed for the second, which resumes the system. Both records come,
+ * once each, never early.
+ */
+static void alarm_after_unread_expiry(void)
+{
+	int fd = twt_open(O_NONBLOCK);
+	struct twheel_event ev[2];
+	struct slept s;
+	int64_t a, b;
+	uint64_t ida, idb;
+
+	need_alarm(fd);
+	a = twt_now(CLOCK_BOOTTIME) + TWT_S;
+	b = a + 12 * TWT_S;
+	ida = twt_add_abs(fd, 1, a, CLOCK_BOOTTIME_ALARM);
+	idb = twt_add_abs(fd, 2, b, CLOCK_BOOTTIME_ALARM);
+	twt_sleep_ns(a + 300 * TWT_MS - twt_now(CLOCK_BOOTTIME));
+
+	suspend_now(&s);
+
+	twt_read_n(fd, ev, 2, 20000);
+	CHECK_RECORD(find_ev(ev, 2, ida), 1, CLOCK_BOOTTIME_ALARM, a,
+		     CLOCK_BOOTTIME);
+	CHECK_RECORD(find_ev(ev, 2, idb), 2, CLOCK_BOOTTIME_ALARM, b,
+		     CLOCK_BOOTTIME);
+	check_nothing_more(fd);
+	printf("# alarm after an unread one: suspended %.3f s before its "
+	       "deadline, slept %.3f s\n", (b - s.boot0) / 1e9,
+	       s.slept_ns / 1e9);
 	close(fd);
 }
 
@@ -755,4 +823,6 @@ TWT_MAIN("suspend",
 	 TWT_CASE_T(timerfd_alarm_wakes, 180),
 	 TWT_CASE_T(boottime_alarm_wakes, 180),
 	 TWT_CASE_T(realtime_alarm_wakes, 180),
+	 TWT_CASE_T(alarm_cascade_unattended, 180),
+	 TWT_CASE_T(alarm_after_unread_expiry, 180),
 	 TWT_CASE_T(resume_is_clock_set, 180));

@@ -167,6 +167,12 @@ int main(void)								\
 #ifndef CLOCK_TAI
 #define CLOCK_TAI	11
 #endif
+#ifndef CLOCK_REALTIME_ALARM
+#define CLOCK_REALTIME_ALARM	8
+#endif
+#ifndef CLOCK_BOOTTIME_ALARM
+#define CLOCK_BOOTTIME_ALARM	9
+#endif
 
 /*
  * The clocks a timer runs on (clockid_t values, ABI version 2), in the
@@ -199,6 +205,10 @@ static inline const char *twt_clockname(clockid_t clock)
 		return "realtime";
 	case CLOCK_TAI:
 		return "tai";
+	case CLOCK_REALTIME_ALARM:
+		return "realtime_alarm";
+	case CLOCK_BOOTTIME_ALARM:
+		return "boottime_alarm";
 	default:
 		return "?";
 	}

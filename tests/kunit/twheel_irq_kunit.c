@@ -12,13 +12,17 @@
  * task ends them, counted once); a real expiry, a level the wheel lacks,
  * or the per-user rate bound fall back to the wake-up, and the set's task
  * then does the rest as before, records in order; an advance longer than
- * the per-interrupt budget goes on in a later callback. The callback's work
- * is called directly, with a given present, on a manual clock: no test
- * depends on the machine's speed.
+ * the per-interrupt budget goes on in a later callback; an alarm base's
+ * callback keeps its alarm armed when it leaves work to the task. The
+ * callback's work is called directly, with a given present (on a manual
+ * clock, or an hour ahead of a real one): no test depends on the
+ * machine's speed.
  */
 #include <kunit/test.h>
+#include <linux/alarmtimer.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
+#include <linux/timekeeping.h>
 
 #include "twheel_irq.h"
 #include "twheel_kunit.h"
@@ -520,6 +524,60 @@ static void twheel_irq_rate(struct kunit *test)
 	twheel_user_close(u, 0);
 }
 
+/*
+ * An alarm base's callback keeps the alarm armed whenever it leaves work
+ * to the set's task (whose tasks may be frozen for a suspend): after an
+ * expiry, for the wheel's next event after the present; while the timers
+ * it left are still due, it sets them aside, does the next cascade and
+ * arms for the one after, until the last deadline. The task then gets
+ * the records in order. On the real CLOCK_BOOTTIME_ALARM, the callback's
+ * work called directly an hour ahead of the clock: the alarm never fires.
+ */
+static void twheel_irq_alarm_keeps_armed(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_new(test, 4096);
+	struct twheel_timers *tm = twheel_ctx_timers(ctx);
+	struct ctx_records *r = ctx_recs(test);
+	u64 t0 = round_up((u64)ktime_get_boottime() / MS + 3600 * 1000, 4096);
+	struct twheel_base *base;
+	u64 a, b, armed;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, (t0 + 10) * MS, TWHEEL_ABSTIME,
+				      CLOCK_BOOTTIME_ALARM, &a), 0);
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 2, (t0 + 10000) * MS,
+				      TWHEEL_ABSTIME, CLOCK_BOOTTIME_ALARM,
+				      &b), 0);
+	base = tm->clocks.bases[TWHEEL_CLK_BOOTTIME_ALARM];
+	KUNIT_ASSERT_NOT_NULL(test, base);
+	/* a expires: left for the task, the alarm armed for what comes next. */
+	KUNIT_EXPECT_FALSE(test, twheel_irq_run(tm, base, (t0 + 10) * MS));
+	for (i = 0, armed = t0 + 10; i < TWHEEL_LEVELS; i++) {
+		KUNIT_EXPECT_TRUE(test,
+				  base->alarm.state & ALARMTIMER_STATE_ENQUEUED);
+		KUNIT_EXPECT_GT(test, base->armed, armed);
+		KUNIT_EXPECT_LE(test, base->armed, t0 + 10000);
+		KUNIT_EXPECT_EQ(test, tm->clocks.armed_ns[base->clock],
+				(s64)base->armed * MS);
+		armed = base->armed;
+		/* That event, with a still due: b cascades (or expires). */
+		KUNIT_EXPECT_FALSE(test, twheel_irq_run(tm, base, armed * MS));
+		if (armed == t0 + 10000)
+			break;
+	}
+	KUNIT_EXPECT_EQ(test, armed, t0 + 10000);
+	/* Both due, for the task, in order. */
+	KUNIT_EXPECT_EQ(test, base->wheel.count, 2ULL);
+	KUNIT_EXPECT_FALSE(test, list_empty(&base->wheel.due));
+	/* What the alarm's callback does when the work returns false. */
+	atomic_inc(&tm->clocks.fire_seq);
+	KUNIT_ASSERT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, r), 2L);
+	KUNIT_EXPECT_EQ(test, r->ev[0].id, a);
+	KUNIT_EXPECT_EQ(test, r->ev[1].id, b);
+	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 0ULL);
+	twheel_ctx_destroy(ctx);
+}
+
 static struct kunit_case twheel_irq_cases[] = {
 	KUNIT_CASE(twheel_irq_pushed_wake_nobody),
 	KUNIT_CASE(twheel_irq_cancel_wakes_nobody),
@@ -532,6 +590,7 @@ static struct kunit_case twheel_irq_cases[] = {
 	KUNIT_CASE(twheel_irq_budget),
 	KUNIT_CASE(twheel_irq_missing_level),
 	KUNIT_CASE(twheel_irq_rate),
+	KUNIT_CASE(twheel_irq_alarm_keeps_armed),
 	{}
 };
 

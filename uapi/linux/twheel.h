@@ -21,16 +21,22 @@
  * and CLOCK_BOOTTIME, and their timers wake the system from suspend (the
  * kernel's alarmtimer, as timerfd's and POSIX timers' alarm clocks): the
  * system suspended before a pending alarm timer's deadline is resumed in
- * time for it, and its record is queued after the resume (never before
- * the deadline; CLOCK_BOOTTIME and its alarm count the time suspended,
- * CLOCK_MONOTONIC does not). The system may also be resumed before the
+ * time for it, whether or not a task uses the fd meanwhile: the alarm's
+ * own callback keeps it armed. (Only while no task uses the fd and that
+ * callback leaves its work unfinished, because one of the fd's timers is
+ * due and more remains than the 32 wheel entries it moves, or because the
+ * callbacks of the fd's user moved 65 536 in the second, does the alarm
+ * come again 1 s later instead.) The record is queued after the resume
+ * (never before the deadline; CLOCK_BOOTTIME and its alarm count the time
+ * suspended, CLOCK_MONOTONIC does not). The system may also be resumed before the
  * deadline, at a point where the fd's wheel moves the timer to a finer
  * level (at most once per level), and, as for every alarm timer, the
  * kernel refuses to suspend (EBUSY) less than 2 s before the point an
  * alarm is armed for. Adding a timer on an alarm clock needs
  * CAP_WAKE_ALARM in the calling task (EPERM without, also on a
- * TWHEEL_CONFIG_MANUAL fd), as timerfd_create(2) does. An fd configured with TWHEEL_CONFIG_MANUAL
- * replaces all six by one manual clock (see struct twheel_config).
+ * TWHEEL_CONFIG_MANUAL fd), as timerfd_create(2) does. An fd configured
+ * with TWHEEL_CONFIG_MANUAL replaces all six by one manual clock (see
+ * struct twheel_config).
  *
  * Time: every time given or returned is in the time namespace of the task
  * that opened the fd, whichever task uses it later.
@@ -135,9 +141,9 @@
  * time the wheel moves the timer to a finer level before that tick (a
  * cascade: at a tick that is a multiple of 64, at most 10 times per
  * deadline the timer is placed for), where only a later deadline acts.
- * Both on CLOCK_MONOTONIC and CLOCK_BOOTTIME
- * in the hrtimer's callback when it can (a later deadline or a cancel
- * then wakes nobody), else in the task that advances the wheel (see
+ * Both in the callback of the fd's timer for that clock (an hrtimer; on
+ * the alarm clocks the alarmtimer) when it can (a later deadline or a
+ * cancel then wakes nobody), else in the task that advances the wheel (see
  * "Delivery"); only entries whose value it can act on change anything:
  *
  * - one-shot timer, a deadline D whose time is after the present and
