@@ -2,12 +2,11 @@
 /*
  * twheel_wheel.c - the hierarchical timing wheel core.
  *
- * A pure data structure: no locks, no allocation, no clock reads. The
- * caller serialises every call on one wheel and passes the time in, in
- * ticks. The same file builds as ordinary userspace C through
- * tests/wheel/twheel_shim.h. The bottom layer: the clock bases
- * (twheel_base.c) own the wheels and give them their levels; this file
- * calls nothing of twheel's.
+ * A pure data structure: no locks, no allocation, no clock reads; the
+ * caller serialises the calls on a wheel and passes the time in ticks. It
+ * builds as userspace C too (tests/wheel/twheel_shim.h). The bottom layer:
+ * the clock bases (twheel_base.c) own the wheels and give them their
+ * levels; it calls nothing of twheel's.
  *
  * Placement. A tick is read as 11 digits of 6 bits (the top digit has only
  * the 4 bits 60..63). An entry whose deadline is after the clock goes to
@@ -17,10 +16,9 @@
  *	level = (fls64(expires ^ clk) - 1) / 6
  *	slot  = (expires >> (6 * level)) & 63
  *
- * Since 11 levels hold all 64 bits, every u64 deadline has a place: there
- * is no horizon beyond which deadlines are clamped or parked in an overflow
- * list, and an entry never fires early because its deadline was rounded.
- * An entry whose deadline is at or before the clock goes to the due list.
+ * 11 levels hold all 64 bits: every u64 deadline has a place, none is
+ * clamped, parked in an overflow list, or fired early for a rounding. An
+ * entry whose deadline is at or before the clock goes to the due list.
  *
  * Invariant: every entry is placed per the current clock. Hence
  *  (a) an entry is on the due list iff its deadline is <= clk, so removal
@@ -58,23 +56,21 @@
  *  - remove() of an entry still on the cascade list finds it is not the
  *    first entry of the slot its deadline names (it is in no slot), and
  *    only unlinks it: the bitmap stays exact.
- * Every other entry is placed per the clock t, so the invariant holds for
- * them. When the advance starts a slot, every lower level is empty and the
- * due list is empty (it is handed back first), which is what makes the
- * order above the deadline order.
+ * Every other entry is placed per the clock t, so the invariant holds. When
+ * the advance starts a slot, every lower level and the due list (handed
+ * back first) are empty: so the order above is the deadline order.
  *
  * Re-keying. A cascade may ask the caller (struct twheel_rekey) for a
  * later deadline of each entry it moves to a lower level, and place it by
- * that, relative to t, like an entry added then: the deadline only grows
- * and stays after t, so the invariant holds.
+ * that as if added then (one still in the slot being cascaded goes to the
+ * list's tail; none to a level the wheel lacks): the deadline only grows
+ * and stays after t.
  *
- * Slots. A slot is one pointer: its entries form a ring through their
- * list nodes with no list head of its own, the slot pointing at the
- * oldest; appending goes before it. So a level costs 64 pointers, and
- * exists only while the caller has given it (struct twheel_level). An
- * entry in a slot lies where (expires, clk) place it, so remove() finds
- * its slot from those two alone, and needs it only when the entry is the
- * slot's first.
+ * Slots. A slot is one pointer to the oldest of its entries, which form a
+ * ring through their list nodes (appending goes before it): a level is 64
+ * pointers, there only while the caller has given it (struct
+ * twheel_level). remove() finds an entry's slot from (expires, clk), and
+ * needs it only when the entry is the slot's first.
  */
 #ifdef __KERNEL__
 #include <linux/bitops.h>
@@ -85,7 +81,7 @@
 
 #include "twheel_wheel.h"
 
-/* Level of a deadline after @clk: its highest digit differing from @clk. */
+/* Digit @lvl of @expires: its slot at that level. */
 static inline unsigned int twheel_slot(u64 expires, unsigned int lvl)
 {
 	return (expires >> (lvl * TWHEEL_LVL_BITS)) & TWHEEL_SLOT_MASK;
@@ -442,10 +438,10 @@ static u64 twheel_hand_back(struct twheel_wheel *w, struct list_head *from,
  * @w: the wheel
  * @now: the current tick
  * @expired: the caller's list; entries handed back are appended to its tail
- * @budget: the most entries to move (hand back, or cascade to a lower
- *          level); decremented by the number moved
- * @rk: NULL; or asked for each entry a cascade moves, which it then places
- *      by the deadline @rk gives (see struct twheel_rekey)
+ * @budget: the most entries to move (hand back, cascade to a lower level,
+ *          or re-key); decremented by the number moved
+ * @rk: NULL, or asked for a later deadline of each entry a cascade moves
+ *      (see struct twheel_rekey and "Re-keying" above)
  *
  * Hands back, appended to @expired, every entry whose effective deadline
  * is <= @now: in deadline order, entries of one deadline in insertion
@@ -467,10 +463,9 @@ static u64 twheel_hand_back(struct twheel_wheel *w, struct list_head *from,
  * entries (and finishes an unfinished advance).
  *
  * Cost: at most *@budget entry moves, plus O(TWHEEL_LEVELS) per slot
- * started; never proportional to the number of ticks elapsed. A jump of
- * 10^12 ticks over an empty wheel costs O(TWHEEL_LEVELS). An entry is
- * cascaded at most TWHEEL_LEVELS - 1 times per deadline it is placed by
- * (@rk may place it by a later one, as if added again).
+ * started, whatever the ticks elapsed. An entry is cascaded at most
+ * TWHEEL_LEVELS - 1 times per deadline it is placed by (@rk may place it
+ * by a later one, as if added again).
  *
  * Return: the number of entries appended to @expired.
  */
@@ -501,7 +496,15 @@ u64 twheel_wheel_advance_some(struct twheel_wheel *w, u64 now,
 					     node);
 			/* Its owner may have pushed it back (see the top). */
 			t = rk ? rk->fn(rk, e) : 0;
-			if (t > e->expires)
+			if (t > e->expires && twheel_in_cascade(w, t)) {
+				/* Behind its new deadline's, as an add. */
+				e->expires = t;
+				(*budget)--;
+				list_move_tail(&e->node, &w->cascade);
+				continue;
+			}
+			/* Not to a level it lacks: then by its own. */
+			if (t > e->expires && w->lvl[twheel_level(t, w->clk)])
 				e->expires = t;
 			/* Stop for a level the caller has not given. */
 			if (!w->lvl[twheel_level(e->expires, w->clk)])

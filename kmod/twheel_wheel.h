@@ -124,7 +124,8 @@ void twheel_wheel_remove(struct twheel_wheel *w, struct twheel_entry *e);
  * @fn: called with @rk and the entry at the head of a cascade, about to
  *      move to a lower level (its deadline is after the wheel's clock);
  *      returns the deadline to place it by: its own or a later one (an
- *      earlier one counts as its own). It must not change the wheel.
+ *      earlier one, or one in a level the wheel lacks, counts as its
+ *      own). It must not change the wheel.
  *
  * Embedded in the caller's own state, which @fn finds by container_of().
  */

@@ -204,6 +204,20 @@ static u64 twheel_test_rekey_fn(struct twheel_rekey *rk, struct twheel_entry *e)
 	return r->to[i] ? r->to[i] : e->expires;
 }
 
+/* An empty wheel at tick 0, and @r's four entries. */
+static struct twheel_wheel *twheel_test_rekey_new(struct kunit *test,
+						  struct twheel_test_rekey *r)
+{
+	struct twheel_wheel *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+
+	r->e = kunit_kcalloc(test, ARRAY_SIZE(r->to), sizeof(*r->e),
+			     GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_ASSERT_NOT_NULL(test, r->e);
+	twheel_wheel_init(w, 0);
+	return w;
+}
+
 /*
  * Re-keying: only the entries a cascade moves to a lower level are asked;
  * a later deadline places the entry by it (never handed back at the old
@@ -219,11 +233,7 @@ static void twheel_wheel_test_rekey(struct kunit *test)
 	u64 budget;
 	int i;
 
-	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
-	r.e = kunit_kcalloc(test, 4, sizeof(*r.e), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, w);
-	KUNIT_ASSERT_NOT_NULL(test, r.e);
-	twheel_wheel_init(w, 0);
+	w = twheel_test_rekey_new(test, &r);
 	INIT_LIST_HEAD(&out);
 	/* all in level 1, slot 1 (ticks 64 to 127): its event tick is 64 */
 	twheel_test_add(test, w, &r.e[0], 100);
@@ -261,6 +271,40 @@ static void twheel_wheel_test_rekey(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, out.next, &r.e[0].node);
 	KUNIT_EXPECT_EQ(test, r.calls[0], 2);
 	KUNIT_EXPECT_EQ(test, w->clk, 300);
+	KUNIT_EXPECT_TRUE(test, twheel_wheel_empty(w));
+}
+
+/*
+ * Re-keying within the slot being cascaded: the entry goes behind the
+ * entries of its new deadline still cascading, as if added then (one
+ * move of the budget more); to a level the wheel lacks: by its own.
+ */
+static void twheel_wheel_test_rekey_order(struct kunit *test)
+{
+	struct twheel_test_rekey r = { .rk.fn = twheel_test_rekey_fn };
+	struct twheel_wheel *w;
+	struct list_head out;
+	u64 budget = 20;
+
+	w = twheel_test_rekey_new(test, &r);
+	INIT_LIST_HEAD(&out);
+	/* level 1, slot 1 (ticks 64 to 127), in this order */
+	twheel_test_add(test, w, &r.e[0], 70);
+	twheel_test_add(test, w, &r.e[1], 100);
+	twheel_test_add(test, w, &r.e[2], 80);
+	twheel_test_give(test, w, 0);
+	r.to[0] = 100;		/* in the slot cascading: behind e[1] */
+	r.to[2] = 5000;		/* level 2, which the wheel lacks */
+	KUNIT_EXPECT_EQ(test, twheel_wheel_advance_some(w, 100, &out, &budget,
+							&r.rk), 3);
+	KUNIT_EXPECT_PTR_EQ(test, out.next, &r.e[2].node);
+	KUNIT_EXPECT_PTR_EQ(test, out.next->next, &r.e[1].node);
+	KUNIT_EXPECT_PTR_EQ(test, out.prev, &r.e[0].node);
+	KUNIT_EXPECT_EQ(test, r.e[0].expires, 100);
+	KUNIT_EXPECT_EQ(test, r.e[2].expires, 80);
+	KUNIT_EXPECT_EQ(test, r.calls[0], 2);	/* asked again at the tail */
+	KUNIT_EXPECT_EQ(test, budget, 13);	/* 4 moves, 3 hand-backs */
+	KUNIT_EXPECT_NULL(test, w->lvl[2]);
 	KUNIT_EXPECT_TRUE(test, twheel_wheel_empty(w));
 }
 
@@ -395,6 +439,7 @@ static struct kunit_case twheel_wheel_test_cases[] = {
 	KUNIT_CASE(twheel_wheel_test_guarantees),
 	KUNIT_CASE(twheel_wheel_test_levels),
 	KUNIT_CASE(twheel_wheel_test_rekey),
+	KUNIT_CASE(twheel_wheel_test_rekey_order),
 	KUNIT_CASE_PARAM(twheel_wheel_test_case, twheel_wheel_case_gen_params),
 	KUNIT_CASE_SLOW(twheel_wheel_test_random),
 	{}

@@ -39,8 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r->len = size - 1;
 	r->pos = 0;
 	r->layout_every = 16;
-	wref_random_levels(r);
-	r->parking = true;
+	wref_random_caller(r);
 	wref_reset(r, wref_gen_start(r));
 	r->scale = 1 + wref_below(r, 40);
 	while (!wref_dry(r) && !r->failed)

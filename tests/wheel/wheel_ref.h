@@ -45,6 +45,15 @@
  * (wref_take_parked()) must give back exactly park[], in order, and
  * twheel_wheel_take_all() must list the parked entries last, in order.
  *
+ * Re-keying. In random runs the driver answers the cascades' questions
+ * (struct twheel_rekey, wref_rekey()): now and then with a later deadline,
+ * close (often still in the slot being cascaded) or far, now and then
+ * with an earlier one or one in a level the wheel lacks, which must change
+ * nothing. The model takes a later one as a remove and an add at that
+ * moment: behind every entry of the
+ * new deadline, those still on the cascade list too; the hand-backs of an
+ * advance are compared with the model as it stands after it.
+ *
  * Randomness comes from a seeded PRNG or, for the fuzzer, from the fuzz
  * input itself, so both explore operation sequences through the same
  * generators.
@@ -85,6 +94,7 @@ struct wref_obj {
 	u64 mark;		/* scratch: the layout check that last saw it */
 	u64 handed;		/* the epoch (wref.epoch) of the advance that
 				 * handed it back, 0 once added or parked */
+	u64 rekeyed;		/* the epoch it was last re-keyed in */
 	bool live;		/* held by the wheel: in ord[] or park[] */
 	bool parked;		/* live, parked: in park[], not in ord[] */
 };
@@ -128,6 +138,8 @@ struct wref_stats {
 	u64 take_alls;
 	u64 holds;
 	u64 parks;		/* entries parked */
+	u64 rekeys;		/* cascades answered with a later deadline */
+	u64 rekeys_ignored;	/* the same, in a level the wheel lacked */
 	u64 parked_removes;	/* parked entries removed */
 	u64 take_parkeds;	/* take_parked() calls */
 	u64 took_parked;	/* entries they gave back */
@@ -155,6 +167,8 @@ struct wref {
 	u8 churn;		/* WREF_CHURN_* */
 	u8 give;		/* WREF_GIVE_* */
 	bool parking;		/* park some of what advances hand back */
+	bool rekeying;		/* answer cascades with later deadlines */
+	struct twheel_rekey rk;	/* what the advances are given then */
 	int waiting;		/* level the last advance was left waiting
 				 * for, or -1 */
 	u64 last_left;		/* budget the last advance left */
@@ -1221,6 +1235,69 @@ static __maybe_unused int wref_park_some(struct wref *r,
 }
 
 /*
+ * The driver's answer to a cascade about to move @e to a lower level (see
+ * "Re-keying" at the top). Only a live entry in no list of the model's
+ * but ord[], whose deadline is after the wheel's clock, may be asked.
+ */
+static __maybe_unused u64 wref_rekey(struct twheel_rekey *rk,
+				     struct twheel_entry *e)
+{
+	struct wref *r = container_of(rk, struct wref, rk);
+	struct wref_obj *o = container_of(e, struct wref_obj, ent);
+	u32 id = (u32)(o - r->obj), at;
+	u64 t;
+
+	if (r->failed)
+		return 0;
+	if (!o->live || o->parked || e->expires != o->expires ||
+	    e->expires <= r->w->clk)
+		return WREF_FAIL(r, "rekey asked of id %u (live %d, parked %d, expires %llu, model %llu, clk %llu)",
+				 id, o->live, o->parked, e->expires, o->expires,
+				 r->w->clk), 0;
+	/* Once per advance at most: a run out of fuzz input draws zeros. */
+	if (o->rekeyed == r->epoch)
+		return e->expires;
+	switch (wref_below(r, 16)) {
+	case 0:		/* close: often in the slot being cascaded */
+		t = wref_sat(e->expires, 1 + wref_below(r, 64));
+		break;
+	case 1:		/* far */
+		t = wref_sat(e->expires,
+			     1 + wref_rnd_bits(r, 1 + wref_below(r, 40)));
+		break;
+	case 2:		/* earlier, or its own: nothing changes */
+		return wref_satsub(e->expires, wref_below(r, 3));
+	default:
+		return e->expires;
+	}
+	if (t <= e->expires)
+		return e->expires;
+	/* Out of the slot cascading, to a level the wheel lacks: ignored. */
+	if ((t >> r->w->casc_shift) != (r->w->clk >> r->w->casc_shift) &&
+	    !r->w->lvl[wref_level_of(t, r->w->clk)]) {
+		r->st.rekeys_ignored++;
+		return t;
+	}
+	at = wref_find(r, id);
+	if (at >= r->nlive || r->ord[at] != id)
+		return WREF_FAIL(r, "model bug: %u not found", id), 0;
+	memmove(&r->ord[at], &r->ord[at + 1],
+		sizeof(*r->ord) * (r->nlive - at - 1));
+	r->nlive--;
+	o->expires = t;
+	o->eff = t;
+	o->seq = r->seq++;
+	o->rekeyed = r->epoch;
+	at = wref_count_le(r, t);	/* behind every equal deadline */
+	memmove(&r->ord[at + 1], &r->ord[at],
+		sizeof(*r->ord) * (r->nlive - at));
+	r->ord[at] = id;
+	r->nlive++;
+	r->st.rekeys++;
+	return t;
+}
+
+/*
  * Advance both to @now, the wheel within @budget entry moves, and compare
  * what comes back. A marker node is put on the list first to check that
  * the wheel appends and keeps what the caller had there.
@@ -1254,14 +1331,14 @@ static __maybe_unused int wref_advance_some(struct wref *r, u64 now,
 	if (r->failed)		/* the wheel may be broken: leave it */
 		return -1;
 
-	k = wref_count_le(r, newclk);
 	INIT_LIST_HEAD(&got);
 	list_add_tail(&mark, &got);
 	left = budget;
 	r->waiting = -1;
 	r->epoch++;
 	for (;;) {
-		n += twheel_wheel_advance_some(r->w, now, &got, &left, NULL);
+		n += twheel_wheel_advance_some(r->w, now, &got, &left,
+					       r->rekeying ? &r->rk : NULL);
 		behind = twheel_wheel_behind(r->w, now);
 		/* Behind needs an event to come: never so when idle. */
 		if (behind && twheel_wheel_idle(r->w))
@@ -1285,6 +1362,8 @@ static __maybe_unused int wref_advance_some(struct wref *r, u64 now,
 		if (wref_give(r, miss))	/* at most once per level: no loop */
 			return -1;
 	}
+	/* What is due now, re-keyed entries placed anew (wref_rekey()). */
+	k = wref_count_le(r, newclk);
 	r->last_left = left;
 	if (left > budget || n > budget - left)
 		return WREF_FAIL(r, "advance(%llu, budget %llu): %llu left, %llu handed back",
@@ -1821,14 +1900,17 @@ static __maybe_unused int wref_finish(struct wref *r)
 }
 
 /*
- * Directed cases and random runs on the wheel the fuzzer and the random
- * runs drive: levels taken back at random, advances at times left waiting
- * for a level.
+ * The caller the fuzzer and the random runs play: levels taken back at
+ * random, advances at times left waiting for a level, some of what they
+ * hand back parked, cascades at times answered with a later deadline.
  */
-static __maybe_unused void wref_random_levels(struct wref *r)
+static __maybe_unused void wref_random_caller(struct wref *r)
 {
 	r->churn = WREF_CHURN_RANDOM;
 	r->give = WREF_GIVE_RANDOM;
+	r->parking = true;
+	r->rekeying = true;
+	r->rk.fn = wref_rekey;
 }
 
 /*
@@ -1838,8 +1920,7 @@ static __maybe_unused void wref_random_levels(struct wref *r)
  */
 static __maybe_unused int wref_run(struct wref *r, u64 seed, u64 nops)
 {
-	wref_random_levels(r);
-	r->parking = true;
+	wref_random_caller(r);
 	r->buf = NULL;
 	r->rng = seed;
 	if (wref_reset(r, wref_gen_start(r)))

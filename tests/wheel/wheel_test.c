@@ -43,6 +43,8 @@ static void print_stats(const struct wref *r)
 	printf("    levels: given %llu, taken back %llu; stops for a level %llu (left waiting %llu)\n",
 	       r->st.given, r->st.taken, r->st.level_stops,
 	       r->st.level_waits);
+	printf("    re-keyed by a cascade %llu (%llu more to a missing level)\n",
+	       r->st.rekeys, r->st.rekeys_ignored);
 	printf("    parked %llu (at most %u at once), removed %llu;",
 	       r->st.parks, r->st.max_parked, r->st.parked_removes);
 	printf(" take_parked %llu, gave back %llu\n", r->st.take_parkeds,

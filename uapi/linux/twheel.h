@@ -149,9 +149,10 @@
  * - one-shot timer, a deadline D whose time is after the present and
  *   after the deadline the timer is placed for (at its tick: after the
  *   present): the timer is placed again for tick D, with no record, at
- *   once (struct twheel_status.deadline_ns shows it from then on). An
- *   earlier deadline than the one placed takes TWHEEL_IOC_MODIFY: a store
- *   cannot move a timer forward.
+ *   once (struct twheel_status.deadline_ns shows it from then on), and
+ *   comes among the timers of tick D as if modified then. An earlier
+ *   deadline than the one placed takes TWHEEL_IOC_MODIFY: a store cannot
+ *   move a timer forward.
  * - a cancelled timer (one-shot or periodic), at its tick: it ends there,
  *   with no record, as if TWHEEL_IOC_CANCEL had cancelled it then, and
  *   counts in struct twheel_info.cancelled from then on. Until that tick it is a
