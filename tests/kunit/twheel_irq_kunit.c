@@ -578,6 +578,47 @@ static void twheel_irq_alarm_keeps_armed(struct kunit *test)
 	twheel_ctx_destroy(ctx);
 }
 
+/*
+ * An alarm base's callback that cannot finish with timers due (more due
+ * at one tick than it may move) comes again TWHEEL_IRQ_ALARM_RETRY_NS
+ * later; the task then reads every record, in order. As above, called
+ * directly an hour ahead of the real clock.
+ */
+static void twheel_irq_alarm_retry(struct kunit *test)
+{
+	const int n = TWHEEL_IRQ_BUDGET + 8;
+	struct twheel_ctx *ctx = ctx_new(test, 4096);
+	struct twheel_timers *tm = twheel_ctx_timers(ctx);
+	struct ctx_records *r = ctx_recs(test);
+	u64 t0 = (u64)ktime_get_boottime() / MS + 3600 * 1000;
+	struct twheel_base *base;
+	int i, calls = 0;
+	long got = 0, k;
+	unsigned int j;
+
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, ctx_add(ctx, i, t0 * MS, TWHEEL_ABSTIME,
+					      CLOCK_BOOTTIME_ALARM, NULL), 0);
+	base = tm->clocks.bases[TWHEEL_CLK_BOOTTIME_ALARM];
+	KUNIT_ASSERT_NOT_NULL(test, base);
+	/* Cascades first, 20 us apart, until the timers fall due. */
+	while (twheel_irq_run(tm, base, t0 * MS))
+		KUNIT_ASSERT_LT(test, ++calls, TWHEEL_LEVELS * n);
+	KUNIT_EXPECT_TRUE(test, base->alarm.state & ALARMTIMER_STATE_ENQUEUED);
+	KUNIT_EXPECT_EQ(test, tm->clocks.armed_ns[base->clock],
+			(s64)t0 * MS + TWHEEL_IRQ_ALARM_RETRY_NS);
+	atomic_inc(&tm->clocks.fire_seq);
+	while (got < n) {
+		r->n = 0;
+		k = twheel_ctx_read(ctx, ARRAY_SIZE(r->ev), ctx_emit, r);
+		KUNIT_ASSERT_GT(test, k, 0L);
+		for (j = 0; j < r->n; j++, got++)
+			KUNIT_EXPECT_EQ(test, r->ev[j].cookie, (u64)got);
+	}
+	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 0ULL);
+	twheel_ctx_destroy(ctx);
+}
+
 static struct kunit_case twheel_irq_cases[] = {
 	KUNIT_CASE(twheel_irq_pushed_wake_nobody),
 	KUNIT_CASE(twheel_irq_cancel_wakes_nobody),
@@ -591,6 +632,7 @@ static struct kunit_case twheel_irq_cases[] = {
 	KUNIT_CASE(twheel_irq_missing_level),
 	KUNIT_CASE(twheel_irq_rate),
 	KUNIT_CASE(twheel_irq_alarm_keeps_armed),
+	KUNIT_CASE(twheel_irq_alarm_retry),
 	{}
 };
 
