@@ -50,9 +50,9 @@
  * close (often still in the slot being cascaded) or far, now and then
  * with an earlier one or one in a level the wheel lacks, which must change
  * nothing. The model takes a later one as a remove and an add at that
- * moment: behind every entry of the
- * new deadline, those still on the cascade list too; the hand-backs of an
- * advance are compared with the model as it stands after it.
+ * moment: behind every entry of the new deadline, those still on the
+ * cascade list too; the hand-backs of an advance are compared with the
+ * model as it stands after it.
  *
  * Randomness comes from a seeded PRNG or, for the fuzzer, from the fuzz
  * input itself, so both explore operation sequences through the same
@@ -359,6 +359,30 @@ static __maybe_unused u32 wref_find(const struct wref *r, u32 id)
 			hi = mid;
 	}
 	return lo;
+}
+
+/* Put live @id into ord[] by its (eff, seq): behind every equal deadline. */
+static __maybe_unused void wref_ord_insert(struct wref *r, u32 id)
+{
+	u32 at = wref_count_le(r, r->obj[id].eff);
+
+	memmove(&r->ord[at + 1], &r->ord[at],
+		sizeof(*r->ord) * (r->nlive - at));
+	r->ord[at] = id;
+	r->nlive++;
+}
+
+/* Take @id out of ord[]; false (nothing changed) when it is not there. */
+static __maybe_unused bool wref_ord_delete(struct wref *r, u32 id)
+{
+	u32 at = wref_find(r, id);
+
+	if (at >= r->nlive || r->ord[at] != id)
+		return false;
+	memmove(&r->ord[at], &r->ord[at + 1],
+		sizeof(*r->ord) * (r->nlive - at - 1));
+	r->nlive--;
+	return true;
 }
 
 /*
@@ -1001,7 +1025,6 @@ static __maybe_unused int wref_add(struct wref *r, u32 id, u64 expires)
 	struct list_head **sp, *before;
 	unsigned int lvl, slot;
 	int need, want;
-	u32 at;
 
 	if (r->failed)		/* the wheel may be broken: leave it */
 		return -1;
@@ -1013,11 +1036,7 @@ static __maybe_unused int wref_add(struct wref *r, u32 id, u64 expires)
 	o->seq = r->seq++;
 	o->live = true;
 	o->handed = 0;
-	at = wref_count_le(r, o->eff);	/* behind every equal deadline */
-	memmove(&r->ord[at + 1], &r->ord[at],
-		sizeof(*r->ord) * (r->nlive - at));
-	r->ord[at] = id;
-	r->nlive++;
+	wref_ord_insert(r, id);
 	if (r->nlive > r->st.max_live)
 		r->st.max_live = r->nlive;
 	r->st.adds++;
@@ -1076,12 +1095,8 @@ static __maybe_unused int wref_remove(struct wref *r, u32 id)
 		o->parked = false;
 		r->st.parked_removes++;
 	} else {
-		at = wref_find(r, id);
-		if (at >= r->nlive || r->ord[at] != id)
+		if (!wref_ord_delete(r, id))
 			return WREF_FAIL(r, "model bug: %u not found", id);
-		memmove(&r->ord[at], &r->ord[at + 1],
-			sizeof(*r->ord) * (r->nlive - at - 1));
-		r->nlive--;
 	}
 	o->live = false;
 	r->st.removes++;
@@ -1244,7 +1259,7 @@ static __maybe_unused u64 wref_rekey(struct twheel_rekey *rk,
 {
 	struct wref *r = container_of(rk, struct wref, rk);
 	struct wref_obj *o = container_of(e, struct wref_obj, ent);
-	u32 id = (u32)(o - r->obj), at;
+	u32 id = (u32)(o - r->obj);
 	u64 t;
 
 	if (r->failed)
@@ -1278,21 +1293,13 @@ static __maybe_unused u64 wref_rekey(struct twheel_rekey *rk,
 		r->st.rekeys_ignored++;
 		return t;
 	}
-	at = wref_find(r, id);
-	if (at >= r->nlive || r->ord[at] != id)
+	if (!wref_ord_delete(r, id))
 		return WREF_FAIL(r, "model bug: %u not found", id), 0;
-	memmove(&r->ord[at], &r->ord[at + 1],
-		sizeof(*r->ord) * (r->nlive - at - 1));
-	r->nlive--;
 	o->expires = t;
 	o->eff = t;
 	o->seq = r->seq++;
 	o->rekeyed = r->epoch;
-	at = wref_count_le(r, t);	/* behind every equal deadline */
-	memmove(&r->ord[at + 1], &r->ord[at],
-		sizeof(*r->ord) * (r->nlive - at));
-	r->ord[at] = id;
-	r->nlive++;
+	wref_ord_insert(r, id);
 	r->st.rekeys++;
 	return t;
 }
