@@ -15,7 +15,11 @@
 #                               the idle timeouts on the real clock alone
 #                               (phase i, tests/bench/user/idle.c; N up to
 #                               BENCH_IDLE_NMAX, default 10^5, quick 10^4;
-#                               window BENCH_IDLE_TICKS, default 1000 ticks)
+#                               window BENCH_IDLE_TICKS, default 4096 ticks,
+#                               quick 300;
+#                               BENCH_IDLE_REPS repetitions of every case,
+#                               default 3, quick 1: its targets are judged
+#                               in every repetition)
 #   make bench-report           redo the report from build/bench/results-*.txt
 #   make bench-publish          the full bench, then docs/benchmarks.md and
 #                               docs/bench/*.png from it (BENCH_QUICK=1 for

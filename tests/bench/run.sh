@@ -19,7 +19,8 @@
 #           a manual clock's ADVANCE does not stand for a real tick); by
 #           default the idle timeouts on the real
 #           clock (phase i: tests/bench/user/idle.c; N up to
-#           BENCH_IDLE_NMAX, a window of BENCH_IDLE_TICKS ticks per run).
+#           BENCH_IDLE_NMAX, a window of BENCH_IDLE_TICKS ticks per run,
+#           BENCH_IDLE_REPS repetitions of every case).
 #
 #   tests/bench/run.sh [BENCH_BIN]
 #
@@ -35,6 +36,9 @@
 #                quick 10000; at most BENCH_NMAX)
 #   BENCH_IDLE_TICKS  its timed window, 1 ms ticks (default 4096, one
 #                period of a 64-slot wheel's level 2; quick 300)
+#   BENCH_IDLE_REPS   its repetitions of every case, each a fresh start at
+#                a later phase of the clock (default 3, quick 1; passed as
+#                the -r of its twheel-bench)
 #   BENCH_IDLE_EXTRA  extra options of its twheel-bench (e.g. "-M store,table")
 #   BENCH_IDLE_ONLY   1: the icount boot runs the idle-timeout phase alone
 #   BENCH_BOOTS  the boots to run, overriding BENCH_CLOCK (development:
@@ -73,6 +77,7 @@ if [ "$quick" = 1 ]; then
 	icount_args="-r 2 -n $nmax -k 10000 -o 4096"
 	idle_nmax=${BENCH_IDLE_NMAX:-10000}
 	idle_ticks=${BENCH_IDLE_TICKS:-300}
+	idle_reps=${BENCH_IDLE_REPS:-1}
 else
 	kmax=100000
 	[ "$nmax" -lt "$kmax" ] && kmax=$nmax
@@ -80,8 +85,12 @@ else
 	icount_args="-r 2 -n $nmax -k $kmax -o 8192"
 	idle_nmax=${BENCH_IDLE_NMAX:-100000}
 	idle_ticks=${BENCH_IDLE_TICKS:-4096}
+	idle_reps=${BENCH_IDLE_REPS:-3}
 fi
 [ "$idle_nmax" -gt "$nmax" ] && idle_nmax=$nmax
+case $idle_reps in
+''|*[!0-9]*|0) echo "bench: BENCH_IDLE_REPS=$idle_reps: a count, at least 1" >&2; exit 2 ;;
+esac
 
 mkdir -p "$out"
 rm -f "$out"/results-*.txt "$out/results.txt"
@@ -116,13 +125,13 @@ twheel-bench -c $cg -p cm $wall_args ${BENCH_EXTRA:-} -f /tmp/results"
 		qargs=
 	elif [ "${BENCH_IDLE_ONLY:-0}" = 1 ]; then
 		cmd="$setup
-twheel-bench -c root -p i -r 1 -n $idle_nmax -w $idle_ticks ${BENCH_IDLE_EXTRA:-} -f /tmp/results"
+twheel-bench -c root -p i -r $idle_reps -n $idle_nmax -w $idle_ticks ${BENCH_IDLE_EXTRA:-} -f /tmp/results"
 		smp=1
 		qargs="-icount shift=0,sleep=off"
 	else
 		cmd="$setup
 twheel-bench -c root -p cse $icount_args ${BENCH_EXTRA:-} -f /tmp/results
-twheel-bench -c root -p i -r 1 -n $idle_nmax -w $idle_ticks ${BENCH_IDLE_EXTRA:-} -f /tmp/results"
+twheel-bench -c root -p i -r $idle_reps -n $idle_nmax -w $idle_ticks ${BENCH_IDLE_EXTRA:-} -f /tmp/results"
 		smp=1
 		qargs="-icount shift=0,sleep=off"
 	fi

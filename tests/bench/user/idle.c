@@ -35,6 +35,16 @@
  * local timer interrupts (LOC of /proc/interrupts). The report subtracts
  * the store-only mode (the same loop, which only stores the deadline).
  *
+ * Repetitions (-r R): every case runs R times, REP 0..R-1, each run its
+ * own fresh start (start() ... finish()), the modes interleaved (rep 0 of
+ * every mode, then rep 1 of every mode, ...), the store-only mode in each:
+ * a repetition's figures are net of that repetition's store-only run.
+ * Under icount a case's figures move with the phase of the clock at its
+ * start (up to about 10%); successive repetitions start later, at other
+ * phases (time moves on by every mode's run in between). The same timers,
+ * activity order and lazy keys in every repetition: only the clock's
+ * phase differs. The expiry run likewise, R times.
+ *
  *	R itime CG MODE N K SHAPE REP ACTS TICKS BUSY_NS PROC_NS VCSW SYSCALLS
  *		LOC CLOSES LATE RACED LATE_TURNS
  *	R iexp  CG MODE N REP RECORDS BUSY_NS PROC_NS VCSW SYSCALLS LOC
@@ -58,6 +68,7 @@ static const struct imode *const modes[] = {
 	&im_store, &im_table, &im_modify, &im_b64, &im_timerfd, &im_uring,
 	&im_heap_lazy, &im_heap_eager, &im_wheel_lazy, &im_wheel_eager,
 };
+#define I_NMODES	(sizeof(modes) / sizeof(*modes))
 
 /* Is mode @m asked for (-M: a comma-separated list)? */
 static int wanted(const struct imode *m)
@@ -312,7 +323,23 @@ static void finish(struct ictx *c)
  */
 #define I_HRTIMER_WINDOW	1000
 
-static void run_one(struct ictx *c, const struct imode *m, long w)
+/*
+ * Where the store-only runs' windows began, modulo one period of level 2
+ * of a 64-slot wheel (4096 ticks): the console's note of a case shows
+ * that its repetitions began at other phases of the clock.
+ */
+static char phases[256];
+
+static void add_phase(const struct ictx *c, int rep)
+{
+	size_t len = strlen(phases);
+
+	snprintf(phases + len, sizeof(phases) - len, " %s%d:%lld",
+		 c->half ? "half" : "edge", rep,
+		 (long long)((base_tick + I_LEAD) % 4096));
+}
+
+static void run_one(struct ictx *c, const struct imode *m, long w, int rep)
 {
 	int busy = !m->hrtimers;
 	struct snap a, b;
@@ -321,14 +348,16 @@ static void run_one(struct ictx *c, const struct imode *m, long w)
 		w = I_HRTIMER_WINDOW;
 
 	start(c, m, c->n);
+	if (m == &im_store && opt.reps > 1)
+		add_phase(c, rep);
 	loop(c, 0, I_LEAD);
 	c->late_turns = 0;
 	snap_begin(c, &a, busy);
 	loop(c, I_LEAD, I_LEAD + w);
 	snap_end(c, &b, busy);
 	check_end(c, c->n);
-	result("R itime %s %s %ld %ld %s 0 %ld %ld %lld %lld %ld %llu %lld %llu %llu %llu %llu",
-	       opt.cg, m->name, c->n, c->k, c->half ? "half" : "edge",
+	result("R itime %s %s %ld %ld %s %d %ld %ld %lld %lld %ld %llu %lld %llu %llu %llu %llu",
+	       opt.cg, m->name, c->n, c->k, c->half ? "half" : "edge", rep,
 	       w * c->per_tick, w,
 	       busy ? (long long)((b.t - a.t) - (b.idle - a.idle)) : -1LL,
 	       (long long)(b.cpu - a.cpu), b.vcsw - a.vcsw,
@@ -341,7 +370,7 @@ static void run_one(struct ictx *c, const struct imode *m, long w)
 }
 
 /* Expiry: I_EXP_N deadlines over I_EXP_TICKS ticks, no activity. */
-static void run_expiry(struct ictx *c, const struct imode *m)
+static void run_expiry(struct ictx *c, const struct imode *m, int rep)
 {
 	int busy = !m->hrtimers;
 	struct timespec ts;
@@ -359,8 +388,8 @@ static void run_expiry(struct ictx *c, const struct imode *m)
 		wait_until(c, -1);
 	snap_end(c, &b, busy);
 	check_end(c, 0);
-	result("R iexp %s %s %ld 0 %llu %lld %lld %ld %llu %lld", opt.cg,
-	       m->name, c->n, (unsigned long long)c->closes,
+	result("R iexp %s %s %ld %d %llu %lld %lld %ld %llu %lld", opt.cg,
+	       m->name, c->n, rep, (unsigned long long)c->closes,
 	       busy ? (long long)((b.t - a.t) - (b.idle - a.idle)) : -1LL,
 	       (long long)(b.cpu - a.cpu), b.vcsw - a.vcsw,
 	       (unsigned long long)(b.nsys - a.nsys), b.loc - a.loc);
@@ -390,8 +419,9 @@ static void release(struct ictx *c)
 
 /*
  * opt.idle_ticks: the timed window (ticks; 4096 unless told, see main.c);
- * N up to opt.nmax (10^6 at most). Modes run in the order of modes[], the
- * store-only loop first.
+ * N up to opt.nmax (10^6 at most); opt.reps repetitions of every case.
+ * Modes run in the order of modes[], the store-only loop first, in each
+ * repetition.
  */
 void phase_idle(void)
 {
@@ -399,7 +429,7 @@ void phase_idle(void)
 	struct ictx c = { 0 };
 	long n, ki, w = opt.idle_ticks;
 	unsigned int mi;
-	int half;
+	int half, rep;
 
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	for (n = 1000; n <= opt.nmax && n <= 1000000; n *= 10) {
@@ -411,13 +441,17 @@ void phase_idle(void)
 			c.per_tick = c.k * n / c.P;
 			for (half = 0; half < 2; half++) {
 				c.half = half;
-				for (mi = 0; mi < sizeof(modes) / sizeof(*modes);
-				     mi++)
-					if (n <= modes[mi]->maxn &&
-					    wanted(modes[mi]))
-						run_one(&c, modes[mi], w);
+				for (rep = 0; rep < opt.reps; rep++)
+					for (mi = 0; mi < I_NMODES; mi++)
+						if (n <= modes[mi]->maxn &&
+						    wanted(modes[mi]))
+							run_one(&c, modes[mi],
+								w, rep);
 			}
-			note("idle: N=%ld K=%ld P=%ld done", n, c.k, c.P);
+			note("idle: N=%ld K=%ld P=%ld done%s%s", n, c.k, c.P,
+			     phases[0] ? "; windows from tick mod 4096:" : "",
+			     phases);
+			phases[0] = 0;
 		}
 		release(&c);
 	}
@@ -426,9 +460,10 @@ void phase_idle(void)
 	c.P = I_EXP_TICKS;
 	c.L = c.P;
 	c.per_tick = 1;
-	for (mi = 1; mi < sizeof(modes) / sizeof(*modes); mi++)
-		if (modes[mi] != &im_b64 && wanted(modes[mi]))
-			run_expiry(&c, modes[mi]);
+	for (rep = 0; rep < opt.reps; rep++)
+		for (mi = 1; mi < I_NMODES; mi++)
+			if (modes[mi] != &im_b64 && wanted(modes[mi]))
+				run_expiry(&c, modes[mi], rep);
 	release(&c);
 	note("idle: expiry done");
 }
