@@ -61,8 +61,10 @@ run_date=$(date -u -d "@$(stat -c %Y "$out/results-wall.txt")" '+%Y-%m-%d %H:%M 
 host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
 # The idle-timeout phase's repetitions: the -r of the twheel-bench that ran
 # it (its "M opts" line, phases i).
-idle_reps=$(sed -n 's/^M opts .* reps \([0-9][0-9]*\) .* phases [a-z]*i[a-z]*$/\1/p' \
-	"$out/results-icount.txt" | head -n1)
+# (The guest's console ends its lines with CR LF.)
+idle_reps=$(tr -d '\r' < "$out/results-icount.txt" |
+	sed -n 's/^M opts .* reps \([0-9][0-9]*\) .* phases [a-z]*i[a-z]*$/\1/p' |
+	head -n1)
 case ${idle_reps:-1} in
 1) idle_reps_text="one repetition of every case: a case's figures move by up to
 about 10% with the phase of the virtual clock at its start, so a target
