@@ -15,16 +15,20 @@
  *   as well be frozen) still wakes the system: after the wheel cascaded
  *   it to a finer level, and after another alarm timer of the fd expired
  *   unread;
- * - adding a timer on an alarm clock needs CAP_WAKE_ALARM in the calling
- *   task: EPERM without (ioctl and batch, also on a manual fd), whoever
- *   opened the fd; the capability alone (no root) is enough. Modifying
- *   one does not (as timerfd_settime(2) does not): without the capability
- *   a MODIFY of an alarm timer works, single and batched;
+ * - an alarm base whose callback cannot finish (40 timers due at once,
+ *   more than the 32 entries it moves, nobody reading) comes again 1 s
+ *   later for as long as nobody reads: every suspend tried meanwhile,
+ *   also seconds after the deadline, is refused (EBUSY, an alarm less
+ *   than 2 s away); once the records are read, the next suspend goes
+ *   through and an alarm timer resumes it;
  * - a resume is a wall clock set (TWHEEL_CANCEL_ON_SET): an fd configured
  *   with TWHEEL_CONFIG_CLOCK_SET gets the set's record after a real
  *   suspend, and pending absolute CLOCK_REALTIME and CLOCK_REALTIME_ALARM
  *   timers with TWHEEL_CANCEL_ON_SET end with their set records, while
  *   the same timers without the flag stay.
+ *
+ * Who may use the alarm clocks (CAP_WAKE_ALARM), without a suspend:
+ * tests/integration/alarm_caps.c.
  *
  * A case suspends by writing "mem" to /sys/power/state, which returns
  * after the resume (not on a PREEMPT_RT guest: see suspend_now_at()). A backstop RTC wake alarm (/sys/class/rtc/rtc0/
@@ -35,16 +39,10 @@
  * which grows by the time suspended; "#" lines report both.
  */
 #include <pthread.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
-#include <linux/capability.h>
 
 #include "twtest.h"
-
-#ifndef CAP_WAKE_ALARM
-#define CAP_WAKE_ALARM		35
-#endif
 
 #define POWER_STATE	"/sys/power/state"
 #define SUSPEND_OK	"/sys/power/suspend_stats/success"
@@ -65,11 +63,6 @@
 #define ALARM_S		8
 #define BACKSTOP_S	60
 #define LATE_S		40
-
-#define NOBODY		65534
-
-/* An id no add ever returns: what a failed add must leave in the struct. */
-#define ID_UNTOUCHED	0x5a5a5a5a5a5a5a5aULL
 
 /* What one suspend did, measured around the write to /sys/power/state. */
 struct slept {
@@ -188,51 +181,6 @@ static void timerfd_alarm_wakes(void)
 
 /* ---- twheel ---- */
 
-static int has_alarm(int fd)
-{
-	return !!(twt_info(fd).features & TWHEEL_FEATURE_ALARM);
-}
-
-static void need_alarm(int fd)
-{
-	if (!has_alarm(fd))
-		twt_skip("module without TWHEEL_FEATURE_ALARM");
-}
-
-/*
- * The handshake tells the truth about the alarm clocks: with the feature,
- * bits 8 and 9 of clocks and a root add on each works; without it,
- * neither bit and both are EINVAL like any unknown clock.
- */
-static void alarm_clocks_in_info(void)
-{
-	int fd = twt_open(O_NONBLOCK);
-	struct twheel_info i = twt_info(fd);
-	uint64_t bits = (1ULL << CLOCK_REALTIME_ALARM) |
-			(1ULL << CLOCK_BOOTTIME_ALARM);
-	uint64_t id;
-
-	printf("# features %#llx clocks %#llx\n",
-	       (unsigned long long)i.features, (unsigned long long)i.clocks);
-	if (!(i.features & TWHEEL_FEATURE_ALARM)) {
-		CHECK_EQ(i.clocks & bits, 0);
-		CHECK_ERR(twt_add_raw(fd, 1, TWT_S, 0, CLOCK_REALTIME_ALARM,
-				      NULL), EINVAL);
-		CHECK_ERR(twt_add_raw(fd, 1, TWT_S, 0, CLOCK_BOOTTIME_ALARM,
-				      NULL), EINVAL);
-		CHECK_EQ(twt_timers(fd), 0);
-		close(fd);
-		return;
-	}
-	CHECK_EQ(i.clocks & bits, bits);
-	id = twt_add(fd, 1, 3600 * TWT_S, 0, CLOCK_REALTIME_ALARM);
-	CHECK_EQ(twt_query(fd, id).clock, CLOCK_REALTIME_ALARM);
-	id = twt_add(fd, 2, 3600 * TWT_S, 0, CLOCK_BOOTTIME_ALARM);
-	CHECK_EQ(twt_query(fd, id).clock, CLOCK_BOOTTIME_ALARM);
-	CHECK_EQ(twt_timers(fd), 2);
-	close(fd);
-}
-
 /*
  * A thread blocked in poll(2) on the fd across the suspend, as an event
  * loop would be: it is frozen with the rest of user space and must be
@@ -327,7 +275,7 @@ static void boottime_alarm_wakes(void)
 	int64_t b, da, db, seen;
 	uint64_t ida, idb;
 
-	need_alarm(fd);
+	twt_need_alarm(fd);
 	b = twt_now(CLOCK_BOOTTIME);
 	da = b + ALARM_S * TWT_S;
 	db = b + (ALARM_S - 3) * TWT_S;
@@ -367,7 +315,7 @@ static void realtime_alarm_wakes(void)
 	int64_t dr, r0, seen;
 	uint64_t id;
 
-	need_alarm(fd);
+	twt_need_alarm(fd);
 	r0 = twt_now(CLOCK_REALTIME);
 	dr = r0 + ALARM_S * TWT_S;
 	id = twt_add_abs(fd, 3, dr, CLOCK_REALTIME_ALARM);
@@ -403,7 +351,7 @@ static void alarm_cascade_unattended(void)
 	int64_t c, e2, d;
 	uint64_t id;
 
-	need_alarm(fd);
+	twt_need_alarm(fd);
 	twt_config(fd, tick, 0);
 	/* The cascade at least 0.5 s ahead, on a 4096-tick boundary. */
 	c = ((twt_now(CLOCK_BOOTTIME) / tick + 250) / 4096 + 1) * 4096;
@@ -440,7 +388,7 @@ static void alarm_after_unread_expiry(void)
 	int64_t a, b;
 	uint64_t ida, idb;
 
-	need_alarm(fd);
+	twt_need_alarm(fd);
 	a = twt_now(CLOCK_BOOTTIME) + TWT_S;
 	b = a + 12 * TWT_S;
 	ida = twt_add_abs(fd, 1, a, CLOCK_BOOTTIME_ALARM);
@@ -461,278 +409,78 @@ static void alarm_after_unread_expiry(void)
 	close(fd);
 }
 
-/* ---- CAP_WAKE_ALARM ---- */
-
 /*
- * Set this task's effective and permitted capabilities to exactly @keep
- * (a bit mask of capability numbers < 64), inheritable none.
+ * 40 CLOCK_BOOTTIME_ALARM timers due at one tick, more than the 32 wheel
+ * entries the alarm's callback moves, and nobody reads: the callback
+ * leaves them to the task and arms the alarm again 1 s later, and again,
+ * for as long as nobody reads. A suspend tried 3 s and 6 s after the
+ * deadline (when only such a retry can be armed within 2 s) is refused
+ * with EBUSY. Once the 40 records are read (each once, never early), the
+ * fd's alarm goes quiet: the next suspend goes through, resumed by an
+ * alarm timer ALARM_S ahead.
  */
-static void caps_set(uint64_t keep)
-{
-	struct __user_cap_header_struct h = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct d[2];
+#define RETRY_N		40
 
-	memset(d, 0, sizeof(d));
-	d[0].effective = d[0].permitted = (uint32_t)keep;
-	d[1].effective = d[1].permitted = (uint32_t)(keep >> 32);
-	CHECK_OK(syscall(SYS_capset, &h, d));
+/* echo mem > /sys/power/state now: 0, or the errno of the refused write. */
+static int try_suspend(void)
+{
+	long long ok0 = twt_sysfs_read(SUSPEND_OK), ok1;
+	int err;
+
+	CHECK(ok0 >= 0);
+	CHECK_OK(twt_sysfs_write(WAKEALARM, "0"));
+	CHECK_OK(twt_sysfs_write(WAKEALARM, "+60"));
+	err = twt_sysfs_write(POWER_STATE, "mem") ? errno : 0;
+	twt_sysfs_write(WAKEALARM, "0");
+	ok1 = twt_sysfs_read(SUSPEND_OK);
+	printf("# suspend tried: %s; suspend_stats/success %lld -> %lld\n",
+	       err ? strerror(err) : "went through", ok0, ok1);
+	CHECK_EQ(ok1, err ? ok0 : ok0 + 1);
+	return err;
 }
 
-/* This task's effective capabilities, as a mask. */
-static uint64_t caps_get(void)
+static void alarm_retry_unread(void)
 {
-	struct __user_cap_header_struct h = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct d[2];
+	struct twheel_event ev[RETRY_N + 1];
+	int fd = twt_open(O_NONBLOCK);
+	uint64_t ids[RETRY_N], idn;
+	struct slept s;
+	int64_t d, dn;
+	int i, j;
 
-	memset(d, 0, sizeof(d));
-	CHECK_OK(syscall(SYS_capget, &h, d));
-	return d[0].effective | (uint64_t)d[1].effective << 32;
-}
+	twt_need_alarm(fd);
+	/* Not on PREEMPT_RT, as every suspend here (see suspend_now_at()). */
+	if (twt_sysfs_read("/sys/kernel/realtime") == 1)
+		twt_skip("PREEMPT_RT guest: its serial IRQ does not survive S3 under QEMU");
+	d = (twt_now(CLOCK_BOOTTIME) / TWT_MS + 500) * TWT_MS;
+	for (i = 0; i < RETRY_N; i++)
+		ids[i] = twt_add_abs(fd, i, d, CLOCK_BOOTTIME_ALARM);
+	twt_sleep_ns(d + 3 * TWT_S - twt_now(CLOCK_BOOTTIME));
+	CHECK_EQ(try_suspend(), EBUSY);
+	twt_sleep_ns(d + 6 * TWT_S - twt_now(CLOCK_BOOTTIME));
+	CHECK_EQ(try_suspend(), EBUSY);
 
-#define CAP(c)		(1ULL << (c))
-
-/*
- * ADD on @clock as is: the errno of a failure (0: success), and the
- * struct checked untouched after a failure.
- */
-static int add_errno(int fd, uint32_t clock, uint32_t flags, int64_t exp)
-{
-	struct twheel_add a, given;
-
-	memset(&a, 0, sizeof(a));
-	a.cookie = 7;
-	a.expires_ns = exp;
-	a.flags = flags;
-	a.clock = clock;
-	a.id = ID_UNTOUCHED;
-	given = a;
-	if (ioctl(fd, TWHEEL_IOC_ADD, &a) == 0) {
-		CHECK(a.id && a.id != ID_UNTOUCHED);
-		return 0;
+	CHECK_EQ(twt_drain(fd, ev, RETRY_N + 1), RETRY_N);
+	for (i = 0; i < RETRY_N; i++) {
+		CHECK_EQ(ev[i].id, ids[ev[i].cookie]);
+		CHECK_RECORD(&ev[i], ev[i].cookie, CLOCK_BOOTTIME_ALARM, d,
+			     CLOCK_BOOTTIME);
+		for (j = 0; j < i; j++)
+			CHECK(ev[j].cookie != ev[i].cookie);
 	}
-	CHECK(!memcmp(&a, &given, sizeof(a)));
-	return errno;
-}
+	CHECK_EQ(twt_timers(fd), 0);
 
-/*
- * What a task without CAP_WAKE_ALARM gets on @fd (opened by root, which
- * holds the alarm timer @ra): EPERM for every add on an alarm clock,
- * single or batched, relative or absolute; everything else works.
- */
-static void without_cap(int fd, uint64_t ra)
-{
-	struct twheel_op ops[3];
-	uint64_t timers = twt_timers(fd);
-	int64_t r = twt_now(CLOCK_REALTIME), b = twt_now(CLOCK_BOOTTIME);
-
-	CHECK_EQ(add_errno(fd, CLOCK_REALTIME_ALARM, 0, TWT_S), EPERM);
-	CHECK_EQ(add_errno(fd, CLOCK_BOOTTIME_ALARM, 0, TWT_S), EPERM);
-	CHECK_EQ(add_errno(fd, CLOCK_REALTIME_ALARM, TWHEEL_ABSTIME,
-			   r + 3600 * TWT_S), EPERM);
-	CHECK_EQ(add_errno(fd, CLOCK_BOOTTIME_ALARM, TWHEEL_ABSTIME,
-			   b + 3600 * TWT_S), EPERM);
-	CHECK_EQ(twt_timers(fd), timers);
-
-	/* A batch: the alarm adds fail alone, the plain one is done. */
-	memset(ops, 0, sizeof(ops));
-	ops[0].op = ops[1].op = ops[2].op = TWHEEL_OP_ADD;
-	ops[0].clock = CLOCK_REALTIME_ALARM;
-	ops[1].clock = CLOCK_BOOTTIME;
-	ops[2].clock = CLOCK_BOOTTIME_ALARM;
-	ops[0].expires_ns = ops[1].expires_ns = ops[2].expires_ns =
-		3600 * TWT_S;
-	ops[0].id = ops[1].id = ops[2].id = ID_UNTOUCHED;
-	CHECK_EQ(twt_submit_raw(fd, ops, 3), 3);
-	CHECK_EQ(ops[0].error, -EPERM);
-	CHECK_EQ(ops[0].id, 0);
-	CHECK_EQ(ops[1].error, 0);
-	CHECK(ops[1].id && ops[1].id != ID_UNTOUCHED);
-	CHECK_EQ(ops[2].error, -EPERM);
-	CHECK_EQ(ops[2].id, 0);
-	CHECK_EQ(twt_timers(fd), timers + 1);
-
-	/* Querying and cancelling take no capability. */
-	CHECK_EQ(twt_query(fd, ra).clock, CLOCK_REALTIME_ALARM);
-	twt_cancel(fd, ra);
-}
-
-/* Run fn(arg) in a child process; fail unless it exits 0. */
-static void in_child(void (*fn)(void *), void *arg)
-{
-	int status = 0;
-	pid_t pid;
-
-	fflush(stdout);
-	pid = fork();
-	CHECK(pid >= 0);
-	if (pid == 0) {
-		fn(arg);
-		fflush(stdout);
-		_exit(0);
-	}
-	CHECK_EQ(waitpid(pid, &status, 0), pid);
-	CHECK(WIFEXITED(status));
-	CHECK_EQ(WEXITSTATUS(status), 0);
-}
-
-struct cap_arg {
-	int fd;		/* opened by root */
-	uint64_t ra, bt, plain;
-};
-
-/* This task without CAP_WAKE_ALARM (and only without it), still root. */
-static void drop_wake_alarm(void)
-{
-	caps_set(caps_get() & ~CAP(CAP_WAKE_ALARM));
-	CHECK_EQ(getuid(), 0);
-	CHECK(!(caps_get() & CAP(CAP_WAKE_ALARM)));
-	CHECK(caps_get() & CAP(CAP_SYS_ADMIN));
-}
-
-/* Root without CAP_WAKE_ALARM (and only without it). */
-static void root_minus_wake_alarm(void *p)
-{
-	struct cap_arg *a = p;
-	int mfd;
-
-	drop_wake_alarm();
-	without_cap(a->fd, a->ra);
-
-	/* Also on a manual fd, this task's own. */
-	mfd = twt_open_manual(O_NONBLOCK, TWT_MS);
-	CHECK_EQ(add_errno(mfd, CLOCK_BOOTTIME_ALARM, 0, TWT_S), EPERM);
-	CHECK_EQ(add_errno(mfd, CLOCK_REALTIME_ALARM, 0, TWT_S), EPERM);
-	CHECK_EQ(add_errno(mfd, CLOCK_BOOTTIME, 0, TWT_S), 0);
-	CHECK_EQ(twt_timers(mfd), 1);
-	close(mfd);
-}
-
-/* Nobody with CAP_WAKE_ALARM only: allowed, on its own fd. */
-static void nobody_with_wake_alarm(void *p)
-{
-	int fd;
-
-	(void)p;
-	CHECK_OK(prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0));
-	twt_become(NOBODY);
-	caps_set(CAP(CAP_WAKE_ALARM));
-	CHECK_EQ(caps_get(), CAP(CAP_WAKE_ALARM));
-	fd = twt_open(O_NONBLOCK);
-	CHECK_EQ(add_errno(fd, CLOCK_REALTIME_ALARM, 0, 3600 * TWT_S), 0);
-	CHECK_EQ(add_errno(fd, CLOCK_BOOTTIME_ALARM, 0, 3600 * TWT_S), 0);
-	CHECK_EQ(twt_timers(fd), 2);
+	dn = twt_now(CLOCK_BOOTTIME) + ALARM_S * TWT_S;
+	idn = twt_add_abs(fd, RETRY_N, dn, CLOCK_BOOTTIME_ALARM);
+	suspend_now(&s);
+	twt_read_n(fd, ev, 1, 20000);
+	CHECK_EQ(ev[0].id, idn);
+	CHECK_RECORD(&ev[0], RETRY_N, CLOCK_BOOTTIME_ALARM, dn, CLOCK_BOOTTIME);
+	check_nothing_more(fd);
+	printf("# after the %d records were read: suspended %.3f s before "
+	       "the next alarm, slept %.3f s\n", RETRY_N,
+	       (dn - s.boot0) / 1e9, s.slept_ns / 1e9);
 	close(fd);
-	fd = twt_open_manual(O_NONBLOCK, TWT_MS);
-	CHECK_EQ(add_errno(fd, CLOCK_BOOTTIME_ALARM, 0, TWT_S), 0);
-	close(fd);
-}
-
-/* Nobody without any capability: EPERM, on its own fd too. */
-static void nobody_plain(void *p)
-{
-	int fd;
-
-	(void)p;
-	twt_become(NOBODY);
-	CHECK_EQ(caps_get(), 0);
-	fd = twt_open(O_NONBLOCK);
-	CHECK_EQ(add_errno(fd, CLOCK_REALTIME_ALARM, 0, 3600 * TWT_S), EPERM);
-	CHECK_EQ(add_errno(fd, CLOCK_BOOTTIME_ALARM, 0, 3600 * TWT_S), EPERM);
-	CHECK_EQ(add_errno(fd, CLOCK_MONOTONIC, 0, 3600 * TWT_S), 0);
-	CHECK_EQ(twt_timers(fd), 1);
-	close(fd);
-}
-
-/*
- * CAP_WAKE_ALARM of the calling task decides, not who opened the fd nor
- * the uid: root has it and adds; root without it (only it) gets EPERM on
- * root's fd; nobody with only it adds; plain nobody gets EPERM.
- */
-static void eperm_without_cap_wake_alarm(void)
-{
-	struct cap_arg a = { 0 };
-	int mfd;
-
-	a.fd = twt_open(O_NONBLOCK);
-	need_alarm(a.fd);
-	CHECK(caps_get() & CAP(CAP_WAKE_ALARM));
-	a.ra = twt_add(a.fd, 1, 3600 * TWT_S, 0, CLOCK_REALTIME_ALARM);
-	a.bt = twt_add(a.fd, 2, 3600 * TWT_S, 0, CLOCK_BOOTTIME_ALARM);
-	/* A manual fd takes the alarm clocks too. */
-	mfd = twt_open_manual(O_NONBLOCK, TWT_MS);
-	CHECK_EQ(add_errno(mfd, CLOCK_REALTIME_ALARM, 0, TWT_S), 0);
-	CHECK_EQ(add_errno(mfd, CLOCK_BOOTTIME_ALARM, 0, TWT_S), 0);
-	close(mfd);
-
-	in_child(root_minus_wake_alarm, &a);
-	/* The child cancelled ra and added one plain timer. */
-	CHECK_EQ(twt_timers(a.fd), 2);
-	in_child(nobody_with_wake_alarm, NULL);
-	in_child(nobody_plain, NULL);
-	close(a.fd);
-}
-
-/*
- * Without CAP_WAKE_ALARM: modifies of root's alarm timers work, single
- * and batched, and change the deadline (the timer stays on its clock).
- */
-static void modify_without_cap(void *p)
-{
-	struct cap_arg *a = p;
-	struct twheel_status st0, st;
-	struct twheel_op op;
-	uint32_t result = 0;
-
-	drop_wake_alarm();
-	st0 = twt_query(a->fd, a->bt);
-	CHECK_OK(twt_modify_raw(a->fd, a->bt, 0, 7200 * TWT_S, 0, 0,
-				&result));
-	CHECK_EQ(result, TWHEEL_STATE_PENDING);
-	st = twt_query(a->fd, a->bt);
-	CHECK(st.deadline_ns > st0.deadline_ns + 3600 * TWT_S);
-	CHECK_EQ(st.clock, CLOCK_BOOTTIME_ALARM);
-	CHECK_EQ(st.state, TWHEEL_STATE_PENDING);
-	st0 = twt_query(a->fd, a->ra);
-	memset(&op, 0, sizeof(op));
-	op.op = TWHEEL_OP_MODIFY;
-	op.id = a->ra;
-	op.expires_ns = 7200 * TWT_S;
-	CHECK_EQ(twt_submit_raw(a->fd, &op, 1), 1);
-	CHECK_EQ(op.error, 0);
-	CHECK_EQ(op.result, TWHEEL_STATE_PENDING);
-	st = twt_query(a->fd, a->ra);
-	CHECK(st.deadline_ns > st0.deadline_ns + 3600 * TWT_S);
-	CHECK_EQ(st.clock, CLOCK_REALTIME_ALARM);
-	/* Still no add. */
-	CHECK_EQ(add_errno(a->fd, CLOCK_BOOTTIME_ALARM, 0, TWT_S), EPERM);
-	/* A plain timer is modified as ever. */
-	twt_modify(a->fd, a->plain, 7200 * TWT_S, 0, 0);
-	CHECK_EQ(twt_timers(a->fd), 3);
-}
-
-/*
- * Only adding a timer on an alarm clock needs CAP_WAKE_ALARM
- * (uapi/linux/twheel.h, "Clocks", as timerfd_create(2)): root adds and
- * modifies its alarm timers; the same task without the capability still
- * modifies them, single or batched.
- */
-static void modify_alarm_without_cap(void)
-{
-	struct cap_arg a = { 0 };
-
-	a.fd = twt_open(O_NONBLOCK);
-	need_alarm(a.fd);
-	a.ra = twt_add(a.fd, 1, 3600 * TWT_S, 0, CLOCK_REALTIME_ALARM);
-	a.bt = twt_add(a.fd, 2, 3600 * TWT_S, 0, CLOCK_BOOTTIME_ALARM);
-	a.plain = twt_add(a.fd, 3, 3600 * TWT_S, 0, CLOCK_BOOTTIME);
-	twt_modify(a.fd, a.bt, 3000 * TWT_S, 0, 0);
-	twt_modify(a.fd, a.ra, 3000 * TWT_S, 0, 0);
-	in_child(modify_without_cap, &a);
-	close(a.fd);
 }
 
 /* ---- a resume is a wall clock set ---- */
@@ -760,7 +508,7 @@ static void resume_is_clock_set(void)
 	uint64_t idw, idc, idca, idp, idpa;
 	size_t n;
 
-	need_alarm(fd);
+	twt_need_alarm(fd);
 	if (!(twt_info(fd).features & TWHEEL_FEATURE_CLOCK_SET))
 		twt_skip("module without TWHEEL_FEATURE_CLOCK_SET");
 	twt_config(fd, TWHEEL_DEFAULT_TICK_NS, TWHEEL_CONFIG_CLOCK_SET);
@@ -817,12 +565,10 @@ static void resume_is_clock_set(void)
 }
 
 TWT_MAIN("suspend",
-	 TWT_CASE(alarm_clocks_in_info),
-	 TWT_CASE(eperm_without_cap_wake_alarm),
-	 TWT_CASE(modify_alarm_without_cap),
 	 TWT_CASE_T(timerfd_alarm_wakes, 180),
 	 TWT_CASE_T(boottime_alarm_wakes, 180),
 	 TWT_CASE_T(realtime_alarm_wakes, 180),
 	 TWT_CASE_T(alarm_cascade_unattended, 180),
 	 TWT_CASE_T(alarm_after_unread_expiry, 180),
+	 TWT_CASE_T(alarm_retry_unread, 180),
 	 TWT_CASE_T(resume_is_clock_set, 180));

@@ -607,6 +607,19 @@ static inline size_t twt_drain_at(const char *file, int line, int fd,
 	CHECK_EQ(twt_queued(fd), 0);					\
 } while (0)
 
+/* Does the module have the alarm clocks (TWHEEL_FEATURE_ALARM)? */
+static inline int twt_has_alarm(int fd)
+{
+	return !!(twt_info(fd).features & TWHEEL_FEATURE_ALARM);
+}
+
+/* Skip the case unless the module has the alarm clocks. */
+static inline void twt_need_alarm(int fd)
+{
+	if (!twt_has_alarm(fd))
+		twt_skip("module without TWHEEL_FEATURE_ALARM");
+}
+
 /*
  * twt_fdinfo(fd, key, &val): the value of "key:\tvalue" in
  * /proc/self/fdinfo/<fd>. Returns 0, or -1 when there is no such line.
