@@ -6,11 +6,11 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::arch::EPROTO;
 use crate::sys;
-use crate::wheel::arch::EPROTO;
 
 // errno values 1 to 34 are the same on every Linux architecture
-// (asm-generic/errno-base.h); EPROTO is not (wheel.rs's arch).
+// (asm-generic/errno-base.h); EPROTO is not (arch.rs).
 const EPERM: i32 = 1;
 const ENOENT: i32 = 2;
 const ENXIO: i32 = 6;

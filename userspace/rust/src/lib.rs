@@ -45,6 +45,7 @@
 
 #![warn(missing_docs)]
 
+mod arch;
 mod batch;
 mod clock;
 mod error;
