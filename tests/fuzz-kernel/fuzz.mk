@@ -21,14 +21,19 @@ FUZZ_THREADS	?= 3
 FUZZ_ARGS	?=
 FUZZK_OUT	:= build/fuzz-kernel
 FUZZK_BIN	:= $(FUZZK_OUT)/twfuzz
+FUZZK_SRC	:= $(addprefix tests/fuzz-kernel/, twfuzz.c twfuzz_util.c \
+		   twfuzz_args.c twfuzz_model.c twfuzz_check.c twfuzz_ops.c \
+		   twfuzz_submit.c twfuzz_events.c twfuzz_abi.c \
+		   twfuzz_strict.c twfuzz_chaos.c twfuzz_table.c)
 
 .PHONY: fuzz-kernel fuzz-kernel-bin syz-check
 
 fuzz-kernel-bin: $(FUZZK_BIN)
 
-$(FUZZK_BIN): tests/fuzz-kernel/twfuzz.c tests/integration/twtest.h uapi/linux/twheel.h
+$(FUZZK_BIN): $(FUZZK_SRC) tests/fuzz-kernel/twfuzz.h \
+		tests/integration/twtest.h uapi/linux/twheel.h
 	@mkdir -p $(FUZZK_OUT)
-	$(CC) $(USER_CFLAGS) -Itests/integration -static -o $@ $<
+	$(CC) $(USER_CFLAGS) -Itests/integration -static -o $@ $(FUZZK_SRC)
 
 fuzz-kernel: $(FUZZK_BIN)
 	FUZZ_BIN=$(FUZZK_BIN) FUZZ_SEED=$(FUZZ_SEED) FUZZ_PROCS=$(FUZZ_PROCS) \

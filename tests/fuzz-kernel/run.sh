@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Run the /dev/twheel fuzzer (tests/fuzz-kernel/twfuzz.c) in a VM and print
+# Run the /dev/twheel fuzzer (tests/fuzz-kernel/twfuzz*.c) in a VM and print
 # its result the way tests/integration/run.sh does: the TAP lines, the
 # summary ("#" lines), and last "RESULT <passed> <failed> <skipped>".
 #
@@ -27,7 +27,7 @@ bin=${FUZZ_BIN:-}
 if [ -z "$bin" ]; then
 	bin=build/fuzz-kernel/twfuzz
 	${CC:-cc} -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iuapi -pthread \
-		-Itests/integration -static -o "$bin" tests/fuzz-kernel/twfuzz.c ||
+		-Itests/integration -static -o "$bin" tests/fuzz-kernel/twfuzz*.c ||
 		{ echo "not ok fuzz-kernel/build"; echo "RESULT 0 1 0"; exit 1; }
 fi
 args="-t $secs -j ${FUZZ_PROCS:-4} -T ${FUZZ_THREADS:-3}"
