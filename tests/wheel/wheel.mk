@@ -27,7 +27,11 @@ WHEEL_GCC	?= gcc
 WHEEL_CLANG	?= clang
 WHEEL_SRC	:= kmod/twheel_wheel.c
 WHEEL_HDRS	:= kmod/twheel_wheel.h $(WHEEL_DIR)/twheel_shim.h \
-		   $(WHEEL_DIR)/wheel_ref.h
+		   $(WHEEL_DIR)/wheel_ref.h $(WHEEL_DIR)/wheel_ref_model.h \
+		   $(WHEEL_DIR)/wheel_ref_check.h $(WHEEL_DIR)/wheel_ref_ops.h \
+		   $(WHEEL_DIR)/wheel_ref_advance.h $(WHEEL_DIR)/wheel_ref_run.h \
+		   $(WHEEL_DIR)/wheel_ref_case_clock.h \
+		   $(WHEEL_DIR)/wheel_ref_case_level.h $(WHEEL_DIR)/wheel_ref_cases.h
 WHEEL_CFLAGS	:= -std=gnu11 -Wall -Wextra -Werror -g -I$(WHEEL_DIR) -Ikmod
 WHEEL_SAN	:= -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
 		   -fno-sanitize-recover=all
