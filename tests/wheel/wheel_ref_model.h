@@ -139,23 +139,26 @@ struct wref {
 	char msg[320];
 };
 
-static __maybe_unused __printf(3, 4)
-int wref_fail(struct wref *r, int line, const char *fmt, ...)
+static __maybe_unused __printf(4, 5)
+int wref_fail(struct wref *r, const char *file, int line, const char *fmt,
+	      ...)
 {
+	const char *base = strrchr(file, '/');
 	va_list ap;
 	int n;
 
 	if (r->failed)
 		return -1;
 	r->failed = true;
-	n = snprintf(r->msg, sizeof(r->msg), "wheel_ref.h:%d: ", line);
+	n = snprintf(r->msg, sizeof(r->msg), "%s:%d: ", base ? base + 1 : file,
+		     line);
 	va_start(ap, fmt);
 	vsnprintf(r->msg + n, sizeof(r->msg) - n, fmt, ap);
 	va_end(ap);
 	return -1;
 }
 
-#define WREF_FAIL(r, ...)	wref_fail(r, __LINE__, __VA_ARGS__)
+#define WREF_FAIL(r, ...)	wref_fail(r, __FILE__, __LINE__, __VA_ARGS__)
 
 static inline u64 wref_max(u64 a, u64 b)
 {
