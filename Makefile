@@ -195,7 +195,7 @@ help:
 	@echo "                                    exits with CMD's status (the last command's, as sh does);"
 	@echo "                                    VM_FILES (static programs, sh scripts) go to its PATH"
 	@echo "  make vm-shell [KERNEL=stock]      an interactive shell in the guest"
-	@echo "  make vm-python SCRIPT=my.py [ARGS='...' KERNEL=stock]   your Python script in the guest, twheel.py importable"
+	@echo "  make vm-python SCRIPT=my.py [ARGS='...' KERNEL=stock]   your Python script in the guest, twheel importable"
 	@echo "  make help                         this text"
 
 -include tests/wheel/wheel.mk

@@ -123,21 +123,26 @@ check deb-files-libtwheel-dev check_list libtwheel-dev "$arch" \
 check deb-files-twheel-tools check_list twheel-tools "$arch" \
 	usr/bin/twheelctl usr/share/man/man1/twheelctl.1.gz $(doc twheel-tools)
 
+mapfile -t py_pkg < <(cd "$top/userspace/python" && for f in twheel/*.py; do
+	echo "usr/lib/python3/dist-packages/$f"
+done)
 # shellcheck disable=SC2046
 check deb-files-python3-twheel check_list python3-twheel all \
-	usr/lib/python3/dist-packages/twheel.py \
+	"${py_pkg[@]}" \
 	usr/share/doc/python3-twheel/README.md.gz \
 	usr/share/doc/python3-twheel/examples/idle_server.py \
 	$(doc python3-twheel)
 
-# python3-twheel: the tree's module, importable from the unpacked package
+# python3-twheel: the tree's package, importable from the unpacked package
 # alone (from /, -I: not from the tree), of the header's version, and
 # depending on python3.
 check_python() {
-	local r=$work/py-root
+	local r=$work/py-root f
 	dpkg-deb -x "$(deb_of python3-twheel all)" "$r"
-	cmp "$top/userspace/python/twheel.py" \
-		"$r/usr/lib/python3/dist-packages/twheel.py" || return 1
+	for f in "$top"/userspace/python/twheel/*.py; do
+		cmp "$f" "$r/usr/lib/python3/dist-packages/twheel/${f##*/}" ||
+			return 1
+	done
 	(cd / && PYTHONPATH="$r/usr/lib/python3/dist-packages" python3 -c "
 import twheel
 assert twheel.__file__.startswith('$r'), twheel.__file__

@@ -19,6 +19,7 @@ it imports (found by modulefinder, which reads its imports without
 running it; a module it imports only by a computed name is not found).
 """
 
+import glob
 import importlib.util
 import modulefinder
 import os
@@ -30,8 +31,11 @@ import sys
 import sysconfig
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-PROJECT_FILES = [
-    "userspace/python/twheel.py",
+# The binding (every module of the package userspace/python/twheel/), the
+# example, the device tests.
+PROJECT_FILES = sorted(
+    os.path.relpath(f, TOP)
+    for f in glob.glob(os.path.join(TOP, "userspace/python/twheel/*.py"))) + [
     "userspace/python/examples/idle_server.py",
     "tests/python/tap.py",
     "tests/python/test_device.py",

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """A user's own script, as `make vm-python SCRIPT=...` runs it in the test
-VM (tests/python/run.sh runs it so): twheel.py and the standard library
+VM (tests/python/run.sh runs it so): twheel and the standard library
 modules it imports (json here, which the binding's tests do not need) are
 there, the module is loaded. Prints one JSON line; exits 1 on a wrong
 record."""

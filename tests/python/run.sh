@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# The Python binding's tests (userspace/python/twheel.py).
+# The Python binding's tests (userspace/python/twheel/).
 #   tests/python/run.sh [stock|debug|rt|host]     (default: stock)
 #
 # host: only the host tests (tests/python/test_host.py: layouts, constants

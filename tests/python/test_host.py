@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Host tests of the Python binding: no module needed.
 
-The layouts, constants and ioctl numbers of twheel.py are compared with
+The layouts, constants and ioctl numbers of twheel are compared with
 what gcc makes of uapi/linux/twheel.h: a C program is generated from the
 binding's own field lists (so a field missing from, or misnamed against,
 the header fails to compile), built and run at test time. The rest checks
@@ -127,7 +127,7 @@ def c_program():
 
 
 class CHeader(unittest.TestCase):
-    """twheel.py against the C header, compiled now."""
+    """twheel against the C header, compiled now."""
 
     values = None
 

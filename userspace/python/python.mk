@@ -9,12 +9,12 @@
 #   make python-host-test    the host tests alone (no VM, no module)
 #   make vm-python SCRIPT=my.py [ARGS='...'] [KERNEL=stock|debug|rt]
 #                            your own script in the test VM (stock unless
-#                            KERNEL= says otherwise), twheel.py importable,
+#                            KERNEL= says otherwise), twheel importable,
 #                            the module loaded; exits with its status
 #
 # Both print "ok"/"not ok" lines and "RESULT passed failed skipped"
-# (tests/python/run.sh); the binding itself (userspace/python/twheel.py)
-# needs no build.
+# (tests/python/run.sh); the binding itself (the package
+# userspace/python/twheel/) needs no build.
 
 PYTHON_KERNEL ?= stock
 
@@ -28,7 +28,7 @@ python-host-test:
 
 # Debian's interpreter and what SCRIPT imports from the standard library
 # go into the guest (tests/python/overlay.py); SCRIPT runs as
-# /opt/twheel/run/NAME with PYTHONPATH at twheel.py.
+# /opt/twheel/run/NAME with PYTHONPATH at the twheel package.
 vm-python: vm-userspace
 	@test -n '$(SCRIPT)' || { echo "usage: make vm-python SCRIPT=path/to/script.py [ARGS='...'] [KERNEL=stock|debug|rt]" >&2; exit 2; }
 	/usr/bin/python3 -B tests/python/overlay.py $(BUILD)/python-vm/run '$(SCRIPT)'
