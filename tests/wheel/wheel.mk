@@ -60,8 +60,12 @@ $(WHEEL_OUT)/wheel_fuzz: $(WHEEL_SRC) $(WHEEL_DIR)/wheel_fuzz.c $(WHEEL_HDRS) | 
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		-o $@ $(WHEEL_SRC) $(WHEEL_DIR)/wheel_fuzz.c
 
-$(WHEEL_OUT)/bench_core: $(WHEEL_SRC) $(WHEEL_DIR)/bench_core.c kmod/twheel_wheel.h $(WHEEL_DIR)/twheel_shim.h | $(WHEEL_OUT)
-	$(WHEEL_GCC) $(WHEEL_CFLAGS) -O2 -DNDEBUG -o $@ $(WHEEL_SRC) $(WHEEL_DIR)/bench_core.c
+BENCH_SRCS	:= $(WHEEL_DIR)/bench_core.c $(WHEEL_DIR)/bench_core_twheel.c \
+		   $(WHEEL_DIR)/bench_core_heap.c $(WHEEL_DIR)/bench_core_hwheel.c
+BENCH_HDRS	:= $(WHEEL_DIR)/bench_core.h kmod/twheel_wheel.h $(WHEEL_DIR)/twheel_shim.h
+
+$(WHEEL_OUT)/bench_core: $(WHEEL_SRC) $(BENCH_SRCS) $(BENCH_HDRS) | $(WHEEL_OUT)
+	$(WHEEL_GCC) $(WHEEL_CFLAGS) -O2 -DNDEBUG -o $@ $(WHEEL_SRC) $(BENCH_SRCS)
 
 # Both binaries run with one seed; each prints "wheel_test: P passed, F
 # failed" and the totals are summed into the final line. A binary that
