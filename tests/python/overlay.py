@@ -32,14 +32,18 @@ import sysconfig
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 # The binding (every module of the package userspace/python/twheel/), the
-# example, the device tests.
+# example, the device tests (test_device.py, the test_device_*.py files it
+# loads, and their helpers devhelp.py).
+DEVICE_TESTS = sorted(
+    os.path.splitext(os.path.basename(f))[0]
+    for f in glob.glob(os.path.join(TOP, "tests/python/test_device*.py")))
 PROJECT_FILES = sorted(
     os.path.relpath(f, TOP)
     for f in glob.glob(os.path.join(TOP, "userspace/python/twheel/*.py"))) + [
     "userspace/python/examples/idle_server.py",
     "tests/python/tap.py",
-    "tests/python/test_device.py",
-]
+    "tests/python/devhelp.py",
+] + [f"tests/python/{name}.py" for name in DEVICE_TESTS]
 # Imported by the tests, unittest or the example only when needed (on a
 # failure, in a subprocess, ...): imported here so that they are found.
 ON_DEMAND = [
@@ -111,7 +115,7 @@ def stdlib_modules(scripts):
     and imported by @scripts."""
     sys.path[:0] = [os.path.join(TOP, "tests/python"),
                     os.path.join(TOP, "userspace/python")]
-    for name in ("twheel", "tap", "test_device"):
+    for name in ("twheel", "tap", "devhelp", *DEVICE_TESTS):
         importlib.import_module(name)
     spec = importlib.util.spec_from_file_location(
         "idle_server", os.path.join(TOP, "userspace/python/examples/idle_server.py"))

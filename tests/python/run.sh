@@ -8,9 +8,11 @@
 # and ioctl numbers against the C header compiled now, errno and record
 # decoding on ordinary fds, the asyncio reader on a pipe; and
 # tests/python/pip.sh: pip install into a fresh venv). Otherwise the
-# host tests, then tests/python/test_device.py and the example's selftest
-# in a VM on that kernel, with Debian's python3 copied into the guest, then
-# tests/python/own_script.py as a user runs a script (make vm-python)
+# host tests, then tests/python/test_device.py (with the test_device_*.py
+# files it loads, all reported as python/KERNEL/test_device/CASE) and the
+# example's selftest in a VM on that kernel, with Debian's python3 copied
+# into the guest, then tests/python/own_script.py as a user runs a script
+# (make vm-python)
 # (tests/python/overlay.py builds the tree; tests/vm/run.sh's VM_OVERLAY
 # copies it in).
 # Prints "ok NAME" / "not ok NAME" lines, then "RESULT <passed> <failed>
