@@ -15,11 +15,18 @@ STRESS_OUT	:= build/stress
 STRESS_PROGS	:= twstress-load twstress-hold
 STRESS_SCRIPTS	:= twstress-unload twstress-guest
 STRESS_BIN	:= $(addprefix $(STRESS_OUT)/,$(STRESS_PROGS) $(STRESS_SCRIPTS))
+STRESS_LOAD_SRC	:= $(addprefix $(STRESS_DIR)/, load.c load_oracle.c load_cases.c \
+		   load_threads.c load_memcg.c)
 SOAK_SECONDS	?= 600
 
 .PHONY: stress-build stress soak
 
 stress-build: $(STRESS_BIN)
+
+# twstress-load: several files (load.h says what they share).
+$(STRESS_OUT)/twstress-load: $(STRESS_LOAD_SRC) $(STRESS_DIR)/load.h $(INTEG_DEPS)
+	@mkdir -p $(STRESS_OUT)
+	$(CC) $(USER_CFLAGS) -Itests/integration -static -o $@ $(STRESS_LOAD_SRC)
 
 $(STRESS_OUT)/twstress-%: $(STRESS_DIR)/%.c $(INTEG_DEPS)
 	@mkdir -p $(STRESS_OUT)
