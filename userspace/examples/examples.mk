@@ -23,6 +23,11 @@ UV_STATIC	?= $(firstword $(wildcard /usr/lib/$(shell $(CC) -dumpmachine)/libuv_a
 		   /usr/lib/libuv_a.a /usr/local/lib/libuv_a.a /usr/lib64/libuv_a.a))
 UV_INCLUDE	:= $(wildcard /usr/include/uv.h /usr/local/include/uv.h)
 
+# twheel-orders (make demo) is built from several files.
+ORDERS_SRC	:= userspace/demo/orders.c userspace/demo/orders_manual.c \
+		   userspace/demo/orders_main.c
+ORDERS_DEPS	:= $(ORDERS_SRC) userspace/demo/orders.h
+
 EX_PLAIN	:= twheel-echo-server twheel-orders twheel-sessions twheel-delayq
 EX_UV		:= $(if $(and $(UV_STATIC),$(UV_INCLUDE)),twheel-uv-timers)
 ifeq ($(EX_UV),)
@@ -81,9 +86,9 @@ $(EX_OUT)/twheel-uring-timers: userspace/examples/uring-timers.c $(EX_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(EX_CFLAGS) -o $@ $< $(LIB_SRC) -luring
 
-$(EX_OUT)/twheel-orders: userspace/demo/orders.c $(EX_DEPS)
+$(EX_OUT)/twheel-orders: $(ORDERS_DEPS) $(EX_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(EX_CFLAGS) -o $@ $< $(LIB_SRC)
+	$(CC) $(EX_CFLAGS) -o $@ $(ORDERS_SRC) $(LIB_SRC)
 
 $(EX_OUT)/twheel-sessions: userspace/demo/sessions.c $(EX_DEPS)
 	@mkdir -p $(@D)
@@ -113,9 +118,9 @@ $(VM_BIN)/twheel-uring-timers: userspace/examples/uring-timers.c $(EX_DEPS)
 	$(CC) $(EX_CFLAGS) -static -o $@ $< $(LIB_SRC) \
 		$(URING_STATIC)
 
-$(VM_BIN)/twheel-orders: userspace/demo/orders.c $(EX_DEPS)
+$(VM_BIN)/twheel-orders: $(ORDERS_DEPS) $(EX_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(EX_CFLAGS) -static -o $@ $< $(LIB_SRC)
+	$(CC) $(EX_CFLAGS) -static -o $@ $(ORDERS_SRC) $(LIB_SRC)
 
 $(VM_BIN)/twheel-sessions: userspace/demo/sessions.c $(EX_DEPS)
 	@mkdir -p $(@D)
