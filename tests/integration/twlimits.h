@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * twlimits.h - for the integration tests that change the per-user limits
- * (users.c, users_memory.c, userns.c, fdmem.c): run a case's body so that the limits are
- * written back whatever happens to it; set them; read /proc/driver/twheel;
- * read /proc/meminfo and shrink the slabs.
+ * (users.c, users_memory.c, userns.c, fdmem.c): run a case's body so that
+ * the limits are written back whatever happens to it; set them; read
+ * /proc/driver/twheel; read /proc/meminfo and shrink the slabs.
  */
 #ifndef TWLIMITS_H
 #define TWLIMITS_H
