@@ -46,15 +46,6 @@ static const char *const kind_name[] = {
 	"adjtimex(ADJ_TAI)", "clock_settime(now)",
 };
 
-static inline int set_realtime(int64_t ns)
-{
-	struct timespec ts;
-
-	ts.tv_sec = ns / TWT_S;
-	ts.tv_nsec = ns % TWT_S;
-	return clock_settime(CLOCK_REALTIME, &ts);
-}
-
 /*
  * One set of @kind: forward (@back 0) or back (@back 1) by STEP, or the
  * TAI offset by 1 s; K_NOW sets the time it is either way. 0, or -1 with
@@ -72,7 +63,7 @@ static inline int clockset(enum kind kind, int back)
 		tv.tv_sec += back ? -STEP_S : STEP_S;
 		return syscall(SYS_settimeofday, &tv, NULL) ? -1 : 0;
 	case K_CLOCK_SETTIME:
-		return set_realtime(twt_now(CLOCK_REALTIME) +
+		return twt_set_realtime(twt_now(CLOCK_REALTIME) +
 				    (back ? -STEP : STEP));
 	case K_SETOFFSET:
 		memset(&tx, 0, sizeof(tx));
@@ -88,7 +79,7 @@ static inline int clockset(enum kind kind, int back)
 		tx.constant = back ? tx.tai - 1 : tx.tai + 1;
 		return adjtimex(&tx) < 0 ? -1 : 0;
 	default:
-		return set_realtime(twt_now(CLOCK_REALTIME));
+		return twt_set_realtime(twt_now(CLOCK_REALTIME));
 	}
 }
 
@@ -187,8 +178,7 @@ static inline void need_clock_set(int fd)
 
 	if (!(i.features & TWHEEL_FEATURE_CLOCK_SET))
 		twt_skip("module without TWHEEL_FEATURE_CLOCK_SET");
-	if (!(i.features & TWHEEL_FEATURE_ALARM))
-		twt_skip("module without TWHEEL_FEATURE_ALARM");
+	twt_need_alarm(fd);
 }
 
 /* A new O_NONBLOCK fd configured with TWHEEL_CONFIG_CLOCK_SET. */

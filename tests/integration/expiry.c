@@ -315,12 +315,7 @@ static void rearm_earlier(void)
 
 static void shift_realtime(int64_t delta)
 {
-	struct timespec ts;
-	int64_t ns = twt_now(CLOCK_REALTIME) + delta;
-
-	ts.tv_sec = ns / TWT_S;
-	ts.tv_nsec = ns % TWT_S;
-	CHECK_OK(clock_settime(CLOCK_REALTIME, &ts));
+	CHECK_OK(twt_set_realtime(twt_now(CLOCK_REALTIME) + delta));
 }
 
 /*

@@ -370,7 +370,7 @@ static void cascade_unattended(void)
 	int fd;
 
 	fd = twt_open(O_NONBLOCK);
-	n = twt_info(fd).features & TWHEEL_FEATURE_ALARM ? 6 : 4;
+	n = twt_has_alarm(fd) ? 6 : 4;
 	close(fd);
 	for (k = 0; k < n; k++) {
 		fd = twt_open(O_NONBLOCK);

@@ -56,10 +56,7 @@ struct run {
 /* Set CLOCK_REALTIME @d ns from where it is; 0 or an errno. */
 static int step_by(int64_t d)
 {
-	int64_t now = twt_now(CLOCK_REALTIME) + d;
-	struct timespec ts = { .tv_sec = now / TWT_S, .tv_nsec = now % TWT_S };
-
-	return clock_settime(CLOCK_REALTIME, &ts) ? errno : 0;
+	return twt_set_realtime(twt_now(CLOCK_REALTIME) + d) ? errno : 0;
 }
 
 /* Back, a pause of r->gap ns, forward: the wall clock ends where it was. */

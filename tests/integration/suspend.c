@@ -72,18 +72,15 @@ struct slept {
 };
 
 /*
- * suspend_now(&s): suspend to RAM now and return after the resume, or fail
- * the case. Fails unless the kernel counts one more successful suspend,
- * and when the resume came so late that only the backstop can have woken
- * the system.
+ * need_suspend(): skip the case on a PREEMPT_RT guest, fail it when the
+ * kernel offers no suspend to RAM.
  */
-#define suspend_now(s)	suspend_now_at(__FILE__, __LINE__, (s))
-static void suspend_now_at(const char *file, int line, struct slept *s)
+#define need_suspend()	need_suspend_at(__FILE__, __LINE__)
+static void need_suspend_at(const char *file, int line)
 {
-	char state[128] = "", buf[32];
-	long long ok0, ok1;
+	char state[128] = "";
 	FILE *f;
-	int err;
+	int c;
 
 	/*
 	 * Debian's PREEMPT_RT guest resumes, but its serial port's interrupt
@@ -92,9 +89,9 @@ static void suspend_now_at(const char *file, int line, struct slept *s)
 	 */
 	f = fopen("/sys/kernel/realtime", "r");
 	if (f) {
-		err = fgetc(f);
+		c = fgetc(f);
 		fclose(f);
-		if (err == '1')
+		if (c == '1')
 			twt_skip("PREEMPT_RT guest: its serial IRQ does not survive S3 under QEMU");
 	}
 
@@ -103,8 +100,21 @@ static void suspend_now_at(const char *file, int line, struct slept *s)
 		twt_fail(file, line, "no suspend to RAM: %s reads '%s'",
 			 POWER_STATE, state);
 	fclose(f);
-	ok0 = twt_sysfs_read(SUSPEND_OK);
-	if (ok0 < 0)
+}
+
+/*
+ * One write of "mem" to /sys/power/state, the backstop armed around it,
+ * measured into @s; *@ok0 and *@ok1: suspend_stats/success before and
+ * after. Return: 0, or the write's errno (the kernel refused to suspend).
+ */
+static int suspend_write_at(const char *file, int line, struct slept *s,
+			    long long *ok0, long long *ok1)
+{
+	char buf[32];
+	int err;
+
+	*ok0 = twt_sysfs_read(SUSPEND_OK);
+	if (*ok0 < 0)
 		twt_fail(file, line, "cannot read %s", SUSPEND_OK);
 	/* A write of an absolute time over a set alarm is EBUSY: clear it. */
 	snprintf(buf, sizeof(buf), "+%d", BACKSTOP_S);
@@ -119,8 +129,25 @@ static void suspend_now_at(const char *file, int line, struct slept *s)
 	s->mono1 = twt_mono();
 
 	twt_sysfs_write(WAKEALARM, "0");
-	ok1 = twt_sysfs_read(SUSPEND_OK);
+	*ok1 = twt_sysfs_read(SUSPEND_OK);
 	s->slept_ns = (s->boot1 - s->mono1) - (s->boot0 - s->mono0);
+	return err;
+}
+
+/*
+ * suspend_now(&s): suspend to RAM now and return after the resume, or fail
+ * the case. Fails unless the kernel counts one more successful suspend,
+ * and when the resume came so late that only the backstop can have woken
+ * the system.
+ */
+#define suspend_now(s)	suspend_now_at(__FILE__, __LINE__, (s))
+static void suspend_now_at(const char *file, int line, struct slept *s)
+{
+	long long ok0, ok1;
+	int err;
+
+	need_suspend_at(file, line);
+	err = suspend_write_at(file, line, s, &ok0, &ok1);
 	printf("# suspend: write \"mem\" %s; suspend_stats/success %lld -> "
 	       "%lld; boottime - monotonic grew %.3f s; the write took %.3f s "
 	       "of boottime, %.3f s of monotonic\n",
@@ -421,21 +448,26 @@ static void alarm_after_unread_expiry(void)
  */
 #define RETRY_N		40
 
-/* echo mem > /sys/power/state now: 0, or the errno of the refused write. */
-static int try_suspend(void)
+/*
+ * try_suspend(): echo mem > /sys/power/state now: 0, or the errno of the
+ * refused write; suspend_stats/success counts exactly the suspends that
+ * went through.
+ */
+#define try_suspend()	try_suspend_at(__FILE__, __LINE__)
+static int try_suspend_at(const char *file, int line)
 {
-	long long ok0 = twt_sysfs_read(SUSPEND_OK), ok1;
+	long long ok0, ok1;
+	struct slept s;
 	int err;
 
-	CHECK(ok0 >= 0);
-	CHECK_OK(twt_sysfs_write(WAKEALARM, "0"));
-	CHECK_OK(twt_sysfs_write(WAKEALARM, "+60"));
-	err = twt_sysfs_write(POWER_STATE, "mem") ? errno : 0;
-	twt_sysfs_write(WAKEALARM, "0");
-	ok1 = twt_sysfs_read(SUSPEND_OK);
+	need_suspend_at(file, line);
+	err = suspend_write_at(file, line, &s, &ok0, &ok1);
 	printf("# suspend tried: %s; suspend_stats/success %lld -> %lld\n",
 	       err ? strerror(err) : "went through", ok0, ok1);
-	CHECK_EQ(ok1, err ? ok0 : ok0 + 1);
+	if (ok1 != (err ? ok0 : ok0 + 1))
+		twt_fail(file, line, "%s went from %lld to %lld after %s",
+			 SUSPEND_OK, ok0, ok1,
+			 err ? "a refused suspend" : "a suspend");
 	return err;
 }
 
@@ -449,9 +481,7 @@ static void alarm_retry_unread(void)
 	int i, j;
 
 	twt_need_alarm(fd);
-	/* Not on PREEMPT_RT, as every suspend here (see suspend_now_at()). */
-	if (twt_sysfs_read("/sys/kernel/realtime") == 1)
-		twt_skip("PREEMPT_RT guest: its serial IRQ does not survive S3 under QEMU");
+	need_suspend();
 	d = (twt_now(CLOCK_BOOTTIME) / TWT_MS + 500) * TWT_MS;
 	for (i = 0; i < RETRY_N; i++)
 		ids[i] = twt_add_abs(fd, i, d, CLOCK_BOOTTIME_ALARM);

@@ -2,7 +2,8 @@
 /*
  * table.h - the helpers of the shared timer table's tests (table.c,
  * table_store.c, table_values.c, table_life.c, table_real.c): an fd with
- * a table, configured and mapped; an entry loaded and stored; the manual
+ * a table, configured and mapped; an entry loaded and stored, or a value
+ * not meant for it; the manual
  * clock moved; exactly one record expected; fdinfo read; a child waited
  * for. Each program defines _GNU_SOURCE before its first #include
  * (mremap(), unshare()).
@@ -89,6 +90,17 @@ static inline uint64_t ld(uint64_t *tab, uint64_t id)
 static inline void st(uint64_t *tab, uint64_t id, uint64_t v)
 {
 	__atomic_store_n(&tab[TWHEEL_TABLE_INDEX(id)], v, __ATOMIC_SEQ_CST);
+}
+
+/* A value with bits 33-63 unlike @id's. */
+static inline uint64_t garbage_for(uint64_t id, uint64_t *seed)
+{
+	uint64_t g;
+
+	do {
+		g = twt_rand(seed);
+	} while (!((g ^ id) >> 33));
+	return g;
 }
 
 /* adv_to(fd, t): move the manual clock to @t ns (not backwards). */

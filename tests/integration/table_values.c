@@ -21,17 +21,6 @@
 
 /* ---- 1. stale stores ---- */
 
-/* A value with bits 33-63 unlike @id's. */
-static uint64_t garbage_for(uint64_t id, uint64_t *seed)
-{
-	uint64_t g;
-
-	do {
-		g = twt_rand(seed);
-	} while (!((g ^ id) >> 33));
-	return g;
-}
-
 static void stale_stores(void)
 {
 	uint64_t *tab, prev, id, seed = 0x7ab1e;

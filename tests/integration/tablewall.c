@@ -36,11 +36,8 @@
  * which TWHEEL_IOC_INFO counts as cancelled; no timer is left.
  */
 #define _GNU_SOURCE
-#include <sys/mman.h>
+#include "table.h"
 
-#include "twtest.h"
-
-#define MS		TWT_MS
 #define NT		160		/* timers per fd, a quarter of each kind */
 #define NCLK		3
 #define TIMEOUT_MS	400
@@ -85,11 +82,6 @@ static struct wfd fds[NCLK];
 static struct seg segs[3];
 static int nfd, nseg;
 
-static void st_entry(struct wfd *f, uint64_t id, uint64_t v)
-{
-	__atomic_store_n(&f->tab[TWHEEL_TABLE_INDEX(id)], v, __ATOMIC_SEQ_CST);
-}
-
 /* A new stretch: the offsets as they are now (no step in between). */
 static void seg_begin(void)
 {
@@ -99,13 +91,6 @@ static void seg_begin(void)
 	s->from = twt_mono();
 	for (i = 0; i < nfd; i++)
 		s->off[i] = twt_now(fds[i].rclock) - twt_mono();
-}
-
-static int set_realtime(int64_t ns)
-{
-	struct timespec ts = { .tv_sec = ns / TWT_S, .tv_nsec = ns % TWT_S };
-
-	return clock_settime(CLOCK_REALTIME, &ts);
 }
 
 /*
@@ -204,17 +189,6 @@ static void drain(void)
 	}
 }
 
-/* A value for @id's entry whose tag is not @id's. */
-static uint64_t garbage_for(uint64_t id, uint64_t *seed)
-{
-	uint64_t g;
-
-	do {
-		g = twt_rand(seed);
-	} while (!((g ^ id) >> 33));
-	return g;
-}
-
 static void push_all(void)
 {
 	int i, h;
@@ -231,7 +205,7 @@ static void push_all(void)
 			s = &t->st[t->nst];
 			s->start = twt_mono();
 			s->d = (twt_now(f->rclock) + TIMEOUT_MS * MS) / MS + 1;
-			st_entry(f, t->id, TWHEEL_TABLE_DEADLINE(t->id, s->d));
+			st(f->tab, t->id, TWHEEL_TABLE_DEADLINE(t->id, s->d));
 			s->done = twt_mono();
 			t->nst++;
 		}
@@ -243,14 +217,13 @@ static void open_fds(void)
 	static const clockid_t clocks[] = {
 		CLOCK_REALTIME, CLOCK_TAI, CLOCK_REALTIME_ALARM,
 	};
-	struct twheel_config cfg;
 	uint64_t seed = 0xa11ba5e;
 	int64_t now;
 	int i, h;
 
 	nfd = 2;
 	i = twt_open(O_NONBLOCK);
-	if (twt_info(i).features & TWHEEL_FEATURE_ALARM)
+	if (twt_has_alarm(i))
 		nfd = 3;
 	close(i);
 	for (i = 0; i < nfd; i++) {
@@ -259,15 +232,8 @@ static void open_fds(void)
 		memset(f, 0, sizeof(*f));
 		f->clock = clocks[i];
 		f->rclock = i == 2 ? CLOCK_REALTIME : clocks[i];
-		f->fd = twt_open(O_NONBLOCK);
-		memset(&cfg, 0, sizeof(cfg));
-		cfg.tick_ns = MS;
-		cfg.flags = TWHEEL_CONFIG_TABLE | TWHEEL_CONFIG_MAX_TIMERS;
-		cfg.max_timers = NT;
-		CHECK_OK(ioctl(f->fd, TWHEEL_IOC_CONFIG, &cfg));
-		f->tab = mmap(NULL, twt_info(f->fd).table_size,
-			      PROT_READ | PROT_WRITE, MAP_SHARED, f->fd, 0);
-		CHECK(f->tab != MAP_FAILED);
+		f->fd = open_table(0, MS, NT);
+		f->tab = map_table(f->fd, twt_info(f->fd).table_size);
 		now = twt_now(f->rclock) / MS * MS;
 		for (h = 0; h < NT; h++) {
 			struct wtimer *t = &f->t[h];
@@ -276,10 +242,9 @@ static void open_fds(void)
 				   h * MS;
 			t->id = twt_add_abs(f->fd, h, t->added, f->clock);
 			if (h % 4 == K_CANCELLED)
-				st_entry(f, t->id,
-					 TWHEEL_TABLE_CANCELLED(t->id));
+				st(f->tab, t->id, TWHEEL_TABLE_CANCELLED(t->id));
 			else if (h % 4 == K_GARBAGE)
-				st_entry(f, t->id, garbage_for(t->id, &seed));
+				st(f->tab, t->id, garbage_for(t->id, &seed));
 		}
 	}
 }
@@ -299,7 +264,7 @@ static void steps_both_ways(void)
 			break;
 		if (!stepped_back && now >= STEP_BACK) {
 			drain();
-			CHECK_OK(set_realtime(twt_now(CLOCK_REALTIME) - STEP));
+			CHECK_OK(twt_set_realtime(twt_now(CLOCK_REALTIME) - STEP));
 			seg_begin();
 			stepped_back = 1;
 		}
@@ -311,7 +276,7 @@ static void steps_both_ways(void)
 	drain();
 	twt_sleep_ns(t0 + STEP_FWD - twt_mono());
 	drain();
-	CHECK_OK(set_realtime(twt_now(CLOCK_REALTIME) + STEP));
+	CHECK_OK(twt_set_realtime(twt_now(CLOCK_REALTIME) + STEP));
 	seg_begin();
 	/* Every deadline left is behind the clock now. */
 	for (left = 1; left && twt_mono() - t0 < STEP_FWD + 20 * TWT_S;) {

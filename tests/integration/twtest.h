@@ -228,6 +228,14 @@ static inline int64_t twt_mono(void)
 	return twt_now(CLOCK_MONOTONIC);
 }
 
+/* Set CLOCK_REALTIME to @ns; 0, or -1 with errno. No output. */
+static inline int twt_set_realtime(int64_t ns)
+{
+	struct timespec ts = { .tv_sec = ns / TWT_S, .tv_nsec = ns % TWT_S };
+
+	return clock_settime(CLOCK_REALTIME, &ts);
+}
+
 /* twt_sleep_ns(ns): sleep at least ns, across signals. */
 static inline void twt_sleep_ns(int64_t ns)
 {

@@ -33,16 +33,6 @@ static const char *const first_name[] = {
 	"QUERY", "INFO", "poll", "read",
 };
 
-/* Set CLOCK_REALTIME to @ns; 0 or -1 with errno. No output. */
-static int wallstep_set(int64_t ns)
-{
-	struct timespec ts;
-
-	ts.tv_sec = ns / TWT_S;
-	ts.tv_nsec = ns % TWT_S;
-	return clock_settime(CLOCK_REALTIME, &ts);
-}
-
 /* What each call saw, in the order they were made after the step. */
 struct seen {
 	int qret, qerr;			/* QUERY of the near timer */
@@ -150,7 +140,7 @@ static int wallstep_once(clockid_t clock, int abs, enum first first, int k)
 	CHECK_NONE_QUEUED(fd);
 
 	rt = twt_now(CLOCK_REALTIME);
-	set_err = wallstep_set(rt + STEP);
+	set_err = twt_set_realtime(rt + STEP);
 	/*
 	 * Nothing in between: the call under test is the first one; then
 	 * the others, read last.
@@ -176,7 +166,7 @@ static int wallstep_once(clockid_t clock, int abs, enum first first, int k)
 		}
 	}
 	/* Back by as much: a step back, which must make nothing early. */
-	back_err = set_err ? 0 : wallstep_set(twt_now(CLOCK_REALTIME) - STEP);
+	back_err = set_err ? 0 : twt_set_realtime(twt_now(CLOCK_REALTIME) - STEP);
 
 	CHECK_EQ(set_err, 0);
 	CHECK_EQ(back_err, 0);
@@ -292,13 +282,13 @@ static void step_short_of_deadline(void)
 	mono = twt_add(fd, 2, DUE, 0, CLOCK_MONOTONIC);
 	for (k = 0; k < NFIRST; k++) {
 		memset(&s, 0, sizeof(s));
-		set_err = wallstep_set(twt_now(CLOCK_REALTIME) + STEP);
+		set_err = twt_set_realtime(twt_now(CLOCK_REALTIME) + STEP);
 		do_query(fd, rt, &s);
 		do_info(fd, &s);
 		do_poll(fd, &s);
 		do_read(fd, &s);
 		back_err = set_err ? 0 :
-			   wallstep_set(twt_now(CLOCK_REALTIME) - STEP);
+			   twt_set_realtime(twt_now(CLOCK_REALTIME) - STEP);
 		CHECK_EQ(set_err, 0);
 		CHECK_EQ(back_err, 0);
 		CHECK_EQ(s.qret, 0);
