@@ -40,6 +40,14 @@
  *           timerfd_settime() to each of the 1000 ticks in turn (as a
  *           heap on one timerfd re-arms it), counted as 10 records per
  *           wake-up; its "read()" figure is the timerfd_settime()
+ *   idle    the shared timer table on the real clock, as `make bench`'s
+ *           idle timeouts at N = 10^4, K = 10, edge: 10^4 timers on
+ *           CLOCK_MONOTONIC with a timeout of 1000 ticks of 1 ms, 100
+ *           TWHEEL_TABLE_DEADLINE stores on each tick boundary (each
+ *           timer pushed every 100 ticks), the loop asleep in
+ *           epoll_pwait2() on the fd between; sampled on all of CPU 0 (the
+ *           hrtimer's callbacks run in interrupts, mostly in the idle
+ *           task), after a lead of 3 periods; one operation a tick
  *   table   the shared timer table on a manual-clock fd: 10^5 timers with
  *           a timeout of 1000 ticks, one activity per timer per period
  *           (100 a tick, each a TWHEEL_TABLE_DEADLINE store pushing the
@@ -84,7 +92,14 @@
 #define TABLE_P		1000	/* ticks of 1 ms */
 #define TABLE_TICK	(TABLE_N / TABLE_P)
 
+#define IDLE_N		10000
+#define IDLE_P		1000	/* ticks of 1 ms */
+#define IDLE_TICK	100	/* activities a tick: K = 10 */
+#define IDLE_LEAD	(3 * IDLE_P)
+
 static uint64_t *table, *table_ids;
+static int64_t idle_base;	/* idle: the tick of loop turn 0 */
+static int sample_cpu0;		/* sample all of CPU 0, not this process */
 static uint64_t pend_ids[PENDING];
 static int tfds[PENDING];
 static int64_t table_tick;
@@ -207,7 +222,9 @@ static void sampler_open(struct sampler *s, uint64_t period)
 	};
 	size_t pg = sysconf(_SC_PAGESIZE);
 
-	s->fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	s->fd = sample_cpu0 ?
+		syscall(SYS_perf_event_open, &a, -1, 0, -1, 0) :
+		syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
 	if (s->fd < 0)
 		die("perf_event_open");
 	s->size = RING_PAGES * pg;
@@ -487,6 +504,43 @@ static long step(const char *mode, int fd, struct sampler *s)
 		sampled_ns += cpu_ns();
 		return got;
 	}
+	if (!strcmp(mode, "idle")) {
+		int64_t now_tick = idle_base + table_tick;
+		uint64_t d = (uint32_t)(now_tick + IDLE_P + 1), id;
+		long b = table_tick % (IDLE_N / IDLE_TICK) * IDLE_TICK;
+		struct timespec ts;
+
+		static struct twheel_event ev[64];
+		struct epoll_event e;
+		static int ep = -1;
+
+		if (ep < 0) {
+			e.events = EPOLLIN;
+			ep = epoll_create1(EPOLL_CLOEXEC);
+			if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e))
+				die("epoll");
+		}
+		/* As the bench's loop: epoll_pwait2() up to the tick. */
+		for (;;) {
+			int64_t left = now_tick * 1000000 - mono_ns();
+
+			ts.tv_sec = left > 0 ? left / 1000000000 : 0;
+			ts.tv_nsec = left > 0 ? left % 1000000000 : 0;
+			if (syscall(SYS_epoll_pwait2, ep, &e, 1, &ts, NULL,
+				    0) > 0 &&
+			    read(fd, ev, sizeof(ev)) < 0 && errno != EAGAIN)
+				die("read");
+			if (left <= 0)
+				break;
+		}
+		for (i = 0; i < IDLE_TICK; i++) {
+			id = table_ids[b + i];
+			table[(uint32_t)id - 1] = TWHEEL_TABLE_TAG(id) | d;
+		}
+		if (++table_tick == IDLE_LEAD)
+			sampler_on(s, 1);
+		return table_tick > IDLE_LEAD;
+	}
 	if (!strcmp(mode, "table")) {
 		struct twheel_advance adv = { .delta_ns = 1000000 };
 		uint64_t d = (uint32_t)(table_tick + TABLE_P + 1), id;
@@ -543,6 +597,49 @@ static void table_setup(int fd)
 	}
 }
 
+/*
+ * The idle mode's fd: IDLE_N timers on CLOCK_MONOTONIC, pushed IDLE_TICK
+ * a tick: timer i at turn s when s = i / IDLE_TICK mod (IDLE_N /
+ * IDLE_TICK), each first placed where its last push would have left it.
+ */
+static void idle_setup(int fd)
+{
+	struct twheel_config cfg = {
+		.tick_ns = 1000000,
+		.flags = TWHEEL_CONFIG_TABLE | TWHEEL_CONFIG_MAX_TIMERS,
+		.max_timers = IDLE_N,
+	};
+	static struct twheel_op ops[256];
+	struct twheel_info info;
+	long i, j, turns = IDLE_N / IDLE_TICK;
+
+	if (ioctl(fd, TWHEEL_IOC_CONFIG, &cfg))
+		die("TWHEEL_IOC_CONFIG");
+	if (ioctl(fd, TWHEEL_IOC_INFO, &info))
+		die("TWHEEL_IOC_INFO");
+	table = mmap(NULL, info.table_size, PROT_READ | PROT_WRITE,
+		     MAP_SHARED, fd, 0);
+	table_ids = calloc(IDLE_N, sizeof(*table_ids));
+	if (table == MAP_FAILED || !table_ids)
+		die("the idle mode's table");
+	idle_base = mono_ns() / 1000000 + 2;
+	for (i = 0; i < IDLE_N; i += 256) {
+		memset(ops, 0, sizeof(ops));
+		for (j = 0; j < 256 && i + j < IDLE_N; j++) {
+			long g = (i + j) / IDLE_TICK;
+
+			ops[j].op = TWHEEL_OP_ADD;
+			ops[j].flags = TWHEEL_ABSTIME;
+			ops[j].clock = CLOCK_MONOTONIC;
+			ops[j].expires_ns = (idle_base + g - turns + IDLE_P +
+					     1) * 1000000LL;
+		}
+		submit(fd, ops, j);
+		for (j = 0; j < 256 && i + j < IDLE_N; j++)
+			table_ids[i + j] = ops[j].id;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	long iters = 0, ops = 0, it, top = 40;
@@ -565,7 +662,7 @@ int main(int argc, char **argv)
 			top = atol(optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: twheel-prof [-n iterations] [-p period_ns] [-t top] ppid|info|single|b64|mod|modify|settime|expiry|spread|spread-table|spread-timerfd|table\n");
+			fprintf(stderr, "usage: twheel-prof [-n iterations] [-p period_ns] [-t top] ppid|info|single|b64|mod|modify|settime|expiry|spread|spread-table|spread-timerfd|idle|table\n");
 			return 2;
 		}
 	}
@@ -578,14 +675,19 @@ int main(int argc, char **argv)
 		iters = !strcmp(mode, "expiry") ? 20 :
 			!strncmp(mode, "spread", 6) ? 3 :
 			!strcmp(mode, "b64") || !strcmp(mode, "mod") ? 2000 :
-			!strcmp(mode, "table") ? 4 * TABLE_P : 40000;
+			!strcmp(mode, "table") ? 4 * TABLE_P :
+			!strcmp(mode, "idle") ? IDLE_LEAD + 2 * IDLE_P :
+			40000;
 	fd = open("/dev/twheel", O_RDWR | O_CLOEXEC |
-		  (strcmp(mode, "expiry") && strncmp(mode, "spread", 6) ? 0 :
-							       O_NONBLOCK));
+		  (strcmp(mode, "expiry") && strncmp(mode, "spread", 6) &&
+		   strcmp(mode, "idle") ? 0 : O_NONBLOCK));
 	if (fd < 0)
 		die("/dev/twheel");
+	sample_cpu0 = !strcmp(mode, "idle");
 	if (!strcmp(mode, "table"))
 		table_setup(fd);
+	else if (!strcmp(mode, "idle"))
+		idle_setup(fd);
 	else if (!strcmp(mode, "settime"))
 		for (i = 0; i < PENDING; i++) {
 			struct rlimit rl = { PENDING + 64, PENDING + 64 };
@@ -613,7 +715,8 @@ int main(int argc, char **argv)
 	load_kallsyms();
 	sampler_open(&s, period);
 	t0 = mono_ns();
-	if (strcmp(mode, "expiry") && strncmp(mode, "spread", 6))
+	if (strcmp(mode, "expiry") && strncmp(mode, "spread", 6) &&
+	    strcmp(mode, "idle"))
 		sampler_on(&s, 1);
 	for (it = 0; it < iters; it++) {
 		ops += step(mode, fd, &s);
