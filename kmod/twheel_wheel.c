@@ -475,7 +475,7 @@ u64 twheel_wheel_advance_some(struct twheel_wheel *w, u64 now,
 {
 	struct twheel_entry *e;
 	unsigned int lvl, slot;
-	u64 handed = 0, t, n;
+	u64 handed = 0, t;
 
 	for (;;) {
 		if (!list_empty(&w->cascade)) {
@@ -487,13 +487,14 @@ u64 twheel_wheel_advance_some(struct twheel_wheel *w, u64 now,
 			 */
 			if (!*budget)
 				break;
-			n = twheel_hand_back(w, &w->cascade, false, expired,
-					     budget);
-			handed += n;
-			if (n)
-				continue;
 			e = list_first_entry(&w->cascade, struct twheel_entry,
 					     node);
+			if (e->expires <= w->clk) {
+				handed += twheel_hand_back(w, &w->cascade,
+							   false, expired,
+							   budget);
+				continue;
+			}
 			/* Its owner may have pushed it back (see the top). */
 			t = rk ? rk->fn(rk, e) : 0;
 			if (t > e->expires && twheel_in_cascade(w, t)) {
