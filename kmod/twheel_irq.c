@@ -82,42 +82,53 @@ static void twheel_irq_set(struct twheel_timer *t, s64 deadline)
 }
 
 /*
- * What to do with @t, just handed back by @base's wheel at @now_ns: its
- * table entry is meant for it and says cancelled (END); or @t is one-shot
- * and the entry asks for a later deadline (twheel_irq_later(): MOVE,
- * *@tick set); else LEAVE.
+ * The tick @t's table entry @v (meant for it, no cancel) asks for, read
+ * as r->rk's advance reads it (twheel_irq_later()), when it is after
+ * @after: else 0. Without a namespace offset, a one-shot timer's is the
+ * stored tick itself, no time arithmetic needed (see twheel_irq_rekey()).
  */
-static enum twheel_irq_act twheel_irq_act(struct twheel_timers *tm,
-					  struct twheel_base *base,
-					  struct twheel_timer *t, s64 now_ns,
-					  u64 *tick)
+static u64 twheel_irq_later_tick(struct twheel_irq_rekey *r,
+				 struct twheel_timer *t, u64 v, u64 after)
 {
-	s64 deadline;
+	struct twheel_wheel *w = &r->base->wheel;
+	s64 deadline, d;
+	u64 tick;
+
+	if (r->fast && !(READ_ONCE(t->word) & TWHEEL_TIMER_BIG)) {
+		d = (s64)r->now_tick + (s32)((u32)v - (u32)r->now_tick);
+		if (d <= r->max_tick) {
+			if (d <= (s64)r->now_tick || (u64)d <= after ||
+			    (u64)d <= w->clk ||
+			    twheel_wheel_level_needed(w, d) >= 0)
+				return 0;
+			return d;
+		}
+	}
+	if (!twheel_irq_later(r->tm, r->base, t, v, r->now_ns, &tick,
+			      &deadline) || tick <= after)
+		return 0;
+	twheel_irq_set(t, deadline);
+	return tick;
+}
+
+/*
+ * What to do with @t, just handed back by r->rk's advance: its table
+ * entry is meant for it and says cancelled (END); or @t is one-shot and
+ * the entry asks for a later deadline (twheel_irq_later(): MOVE, *@tick
+ * set); else LEAVE.
+ */
+static enum twheel_irq_act twheel_irq_act(struct twheel_irq_rekey *r,
+					  struct twheel_timer *t, u64 *tick)
+{
 	u64 v;
 
 	/* Its id, clock and size are constant while it is in the wheel. */
-	if (!twheel_table_read_irq(&tm->table, twheel_timer_id(t), &v))
+	if (!twheel_table_read_irq(&r->tm->table, twheel_timer_id(t), &v))
 		return TWHEEL_IRQ_LEAVE;
 	if (v & TWHEEL_TABLE_CANCEL)
 		return TWHEEL_IRQ_END;
-	if (!twheel_irq_later(tm, base, t, v, now_ns, tick, &deadline))
-		return TWHEEL_IRQ_LEAVE;
-	twheel_irq_set(t, deadline);
-	return TWHEEL_IRQ_MOVE;
-}
-
-/* A later deadline than @e's in @t's entry @v, else @e's (see below). */
-static noinline u64 twheel_irq_rekey_later(struct twheel_irq_rekey *r,
-					   struct twheel_timer *t, u64 v)
-{
-	s64 deadline;
-	u64 tick;
-
-	if (!twheel_irq_later(r->tm, r->base, t, v, r->now_ns, &tick,
-			      &deadline) || tick <= t->entry.expires)
-		return t->entry.expires;
-	twheel_irq_set(t, deadline);
-	return tick;
+	*tick = twheel_irq_later_tick(r, t, v, 0);
+	return *tick ? TWHEEL_IRQ_MOVE : TWHEEL_IRQ_LEAVE;
 }
 
 /*
@@ -131,23 +142,13 @@ static u64 twheel_irq_rekey_entry(struct twheel_rekey *rk,
 	struct twheel_irq_rekey *r = container_of(rk, struct twheel_irq_rekey,
 						  rk);
 	struct twheel_timer *t = container_of(e, struct twheel_timer, entry);
-	u64 v;
+	u64 v, tick;
 
 	if (!twheel_table_read_irq(&r->tm->table, twheel_timer_id(t), &v) ||
 	    (v & TWHEEL_TABLE_CANCEL))
 		return e->expires;
-	/*
-	 * Mostly the entry still holds what ADD or MODIFY wrote: the placed
-	 * tick or the one before it. Without a namespace offset a stored D is
-	 * a tick of the wheel's own count, and one at or before the placed
-	 * tick in its low 32 bits is no later deadline whatever present it is
-	 * read against, as long as that present is not after the placed tick
-	 * (then no D within 2^31 ticks of it is): no arithmetic needed.
-	 */
-	if (r->plain && e->expires >= r->now_tick &&
-	    (s32)((u32)v - (u32)e->expires) <= 0)
-		return e->expires;
-	return twheel_irq_rekey_later(r, t, v);
+	tick = twheel_irq_later_tick(r, t, v, e->expires);
+	return tick ? tick : e->expires;
 }
 
 /**
@@ -160,8 +161,11 @@ static u64 twheel_irq_rekey_entry(struct twheel_rekey *rk,
  * For the hrtimer callback and the task's update alike: a one-shot timer
  * that a cascade moves closer to its deadline goes by the later deadline
  * its table entry holds, if any (struct twheel_rekey), decided as when it
- * falls due. Called with @base's lock held, inside an RCU read-side
- * section or with the set's lock held (see twheel_table_read_irq()).
+ * falls due. On a clock without a namespace offset (r->fast) a stored
+ * tick D is the wheel's own tick D: it is compared as it is, the time
+ * arithmetic of twheel_timer_entry_deadline() left for the rest. Called
+ * with @base's lock held, inside an RCU read-side section or with the
+ * set's lock held (see twheel_table_read_irq()).
  *
  * Return: &r->rk for twheel_wheel_advance_some(); NULL for a set without
  * a table.
@@ -177,7 +181,9 @@ struct twheel_rekey *twheel_irq_rekey(struct twheel_irq_rekey *r,
 	r->base = base;
 	r->now_ns = now_ns;
 	r->now_tick = twheel_now_tick(now_ns, tm->clocks.tick_ns);
-	r->plain = !twheel_clocks_offset(&tm->clocks, base->clock);
+	r->max_tick = div64_u64(KTIME_MAX, tm->clocks.tick_ns);
+	r->fast = now_ns >= 0 &&
+		  !twheel_clocks_offset(&tm->clocks, base->clock);
 	return &r->rk;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_irq_rekey);
@@ -245,11 +251,12 @@ bool twheel_irq_run(struct twheel_timers *tm, struct twheel_base *base,
 	struct twheel_wheel *w = &base->wheel;
 	struct twheel_entry *e, *next;
 	struct twheel_timer *t;
-	bool table = READ_ONCE(tm->table.size_pages) != 0;
+	struct twheel_irq_rekey rk;
+	/* With a table: the cascades' and the due timers' reads of it. */
+	struct twheel_rekey *table = twheel_irq_rekey(&rk, tm, base, now_ns);
 	u64 budget, start, from, tick = 0, left = 0;
 	bool behind, parked = false, done = false;
 	bool alarm = twheel_base_alarm(base);
-	struct twheel_irq_rekey rk;
 	unsigned long flags;
 	LIST_HEAD(handed);
 	LIST_HEAD(held);
@@ -285,14 +292,13 @@ bool twheel_irq_run(struct twheel_timers *tm, struct twheel_base *base,
 	budget = start;
 	from = w->clk;
 	rcu_read_lock();
-	twheel_wheel_advance_some(w, now, &handed, &budget,
-				  twheel_irq_rekey(&rk, tm, base, now_ns));
+	twheel_wheel_advance_some(w, now, &handed, &budget, table);
 	behind = twheel_wheel_behind(w, now);
 
 	list_for_each_entry_safe(e, next, &handed, node) {
 		t = container_of(e, struct twheel_timer, entry);
 		/* Without a table, a timer that fell due expires. */
-		switch (table ? twheel_irq_act(tm, base, t, now_ns, &tick) :
+		switch (table ? twheel_irq_act(&rk, t, &tick) :
 				TWHEEL_IRQ_LEAVE) {
 		case TWHEEL_IRQ_MOVE:
 			list_del(&e->node);
@@ -317,10 +323,13 @@ bool twheel_irq_run(struct twheel_timers *tm, struct twheel_base *base,
 					   w->clk, now_ns, 0, start - budget);
 	/*
 	 * Something expired, or the wheel lacks a level for a cascade (or
-	 * an alarm base holds records for the task): the task is woken.
+	 * an alarm base holds records for the task): the task is woken. An
+	 * advance the budget stopped goes on in the next callback, which
+	 * asks the table first: the level the next entry's own deadline
+	 * needs may never be needed.
 	 */
 	if (left || !list_empty(&held) ||
-	    (behind && twheel_wheel_level_missing(w) >= 0))
+	    (behind && budget && twheel_wheel_level_missing(w) >= 0))
 		goto out;
 	if (behind)
 		twheel_irq_again(base, now_ns, TWHEEL_IRQ_GAP_NS);

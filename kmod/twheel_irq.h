@@ -49,15 +49,18 @@
  * (twheel_base.c).
  *
  * Bounds. One callback moves at most TWHEEL_IRQ_BUDGET wheel entries
- * (hand-backs and cascades, re-keyed or not); when an advance needs more
+ * (hand-backs and cascades, re-keyed or not: each a few list operations,
+ * one load of the table and, on a clock without a namespace offset,
+ * integer compares: about 220 instructions each, counted under QEMU's
+ * -icount in `twheel-prof idle`, so some 30 000 for a callback's entry
+ * moves at most); when an advance needs more
  * and nothing has really expired yet, it goes on TWHEEL_IRQ_GAP_NS later
  * in another callback. Over all the fds of a user (and of each user
  * namespace's creator above them, as for the limits of twheel_user.h),
  * callbacks move at most TWHEEL_IRQ_RATE entries per second; beyond it,
  * they fall back to waking. So a 1 us tick, or many fds, buys a user at
- * most TWHEEL_IRQ_RATE entry moves of interrupt time per second (each a
- * few list operations and one load of the table), plus the callbacks that
- * would have woken a task anyway.
+ * most TWHEEL_IRQ_RATE entry moves of interrupt time per second, plus the
+ * callbacks that would have woken a task anyway.
  */
 #ifndef _TWHEEL_IRQ_H
 #define _TWHEEL_IRQ_H
@@ -68,7 +71,7 @@
 #include "twheel_wheel.h"
 
 /* The most wheel entries one callback moves (or parks). */
-#define TWHEEL_IRQ_BUDGET	32
+#define TWHEEL_IRQ_BUDGET	128
 
 /* How long after a callback that ran out of budget the next one goes on. */
 #define TWHEEL_IRQ_GAP_NS	(20 * NSEC_PER_USEC)
@@ -89,7 +92,8 @@ struct twheel_timers;
  * @base: the base advanced
  * @now_ns: the present it is advanced to (kernel time on its clock)
  * @now_tick: its tick
- * @plain: the base's clock has no namespace offset
+ * @max_tick: the last tick whose time fits a ktime_t
+ * @fast: the base's clock has no namespace offset, @now_ns is not before 0
  */
 struct twheel_irq_rekey {
 	struct twheel_rekey rk;
@@ -97,7 +101,8 @@ struct twheel_irq_rekey {
 	struct twheel_base *base;
 	s64 now_ns;
 	u64 now_tick;
-	bool plain;
+	s64 max_tick;
+	bool fast;
 };
 
 bool twheel_irq_fired(struct twheel_base *base);

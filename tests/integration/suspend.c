@@ -15,8 +15,8 @@
  *   as well be frozen) still wakes the system: after the wheel cascaded
  *   it to a finer level, and after another alarm timer of the fd expired
  *   unread;
- * - an alarm base whose callback cannot finish (40 timers due at once,
- *   more than the 32 entries it moves, nobody reading) comes again 1 s
+ * - an alarm base whose callback cannot finish (160 timers due at once,
+ *   more than the 128 entries it moves, nobody reading) comes again 1 s
  *   later for as long as nobody reads: every suspend tried meanwhile,
  *   also seconds after the deadline, is refused (EBUSY, an alarm less
  *   than 2 s away); once the records are read, the next suspend goes
@@ -437,16 +437,16 @@ static void alarm_after_unread_expiry(void)
 }
 
 /*
- * 40 CLOCK_BOOTTIME_ALARM timers due at one tick, more than the 32 wheel
+ * 160 CLOCK_BOOTTIME_ALARM timers due at one tick, more than the 128 wheel
  * entries the alarm's callback moves, and nobody reads: the callback
  * leaves them to the task and arms the alarm again 1 s later, and again,
  * for as long as nobody reads. A suspend tried 3 s and 6 s after the
  * deadline (when only such a retry can be armed within 2 s) is refused
- * with EBUSY. Once the 40 records are read (each once, never early), the
+ * with EBUSY. Once the 160 records are read (each once, never early), the
  * fd's alarm goes quiet: the next suspend goes through, resumed by an
  * alarm timer ALARM_S ahead.
  */
-#define RETRY_N		40
+#define RETRY_N		160
 
 /*
  * try_suspend(): echo mem > /sys/power/state now: 0, or the errno of the

@@ -24,7 +24,7 @@
  * time for it, whether or not a task uses the fd meanwhile: the alarm's
  * own callback keeps it armed. (Only while no task uses the fd and that
  * callback leaves its work unfinished, because one of the fd's timers is
- * due and more remains than the 32 wheel entries it moves, or because the
+ * due and more remains than the 128 wheel entries it moves, or because the
  * callbacks of the fd's user moved 65 536 in the second, does the alarm
  * come again 1 s later instead.) The record is queued after the resume
  * (never before the deadline; CLOCK_BOOTTIME and its alarm count the time
