@@ -95,7 +95,7 @@ static u64 twheel_irq_later_tick(struct twheel_irq_rekey *r,
 	u64 tick;
 
 	if (r->fast && !(READ_ONCE(t->word) & TWHEEL_TIMER_BIG)) {
-		d = (s64)r->now_tick + (s32)((u32)v - (u32)r->now_tick);
+		d = twheel_table_tick(v, r->now_tick);
 		if (d <= r->max_tick) {
 			if (d <= (s64)r->now_tick || (u64)d <= after ||
 			    (u64)d <= w->clk ||

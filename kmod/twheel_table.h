@@ -124,6 +124,19 @@ static inline bool twheel_table_read(const struct twheel_table *tab, u64 id,
 }
 
 /**
+ * twheel_table_tick() - the tick a deadline entry names
+ * @v: a TWHEEL_TABLE_DEADLINE() entry
+ * @ref: the present tick it is read against (in the opener's time)
+ *
+ * Return: the tick whose low 32 bits @v holds, from @ref - 2^31 to
+ * @ref + 2^31 - 1.
+ */
+static inline s64 twheel_table_tick(u64 v, s64 ref)
+{
+	return ref + (s32)((u32)v - (u32)ref);
+}
+
+/**
  * twheel_table_read_irq() - twheel_table_read() without the set's lock
  * @tab: a set's table (twheel_table_on())
  * @id: a timer's id, live while the caller reads (it holds the timer's

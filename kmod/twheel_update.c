@@ -68,7 +68,7 @@ s64 twheel_timer_entry_deadline(struct twheel_timers *tm, u32 clock, u64 v,
 
 	ref = twheel_floor_div(twheel_clocks_to_user(&tm->clocks, clock,
 						     now_ns), tick_ns);
-	d = ref + (s32)((u32)v - (u32)ref);
+	d = twheel_table_tick(v, ref);
 	if (check_mul_overflow(d, (s64)tick_ns, &ns))
 		ns = d > 0 ? KTIME_MAX : KTIME_MIN;
 	return twheel_clocks_to_kernel(&tm->clocks, clock, ns);
@@ -92,19 +92,26 @@ static void twheel_timers_end_cancelled(struct twheel_timers *tm,
 }
 
 /*
- * Act on the table entries of the timers an update of a wheel handed back
- * at @now_ns, due: a one-shot timer whose entry holds a later deadline
- * goes back into the wheel for it, a timer whose entry says cancelled
- * ends (counted in tm->table_cancelled); either leaves @expired, without
- * a record. The others stay, to be queued. Each entry is read once, and
- * what is put back is due after @now_ns: no timer comes back in this
- * update.
+ * Act on the table entries of the timers an update of @clock's wheel
+ * handed back at @now_ns, due: a one-shot timer whose entry holds a later
+ * deadline goes back into the wheel for it, a timer whose entry says
+ * cancelled ends (counted in tm->table_cancelled); either leaves
+ * @expired, without a record. The others stay, to be queued. Each entry
+ * is read once, and what is put back is due after @now_ns: no timer comes
+ * back in this update.
  *
  * Return: how many left @expired.
  */
-static u64 twheel_timers_entries(struct twheel_timers *tm,
+static u64 twheel_timers_entries(struct twheel_timers *tm, u32 clock,
 				 struct list_head *expired, s64 now_ns)
 {
+	/*
+	 * Without a namespace offset, a stored tick at or before the present
+	 * one names a deadline passed (twheel_timer_entry_deadline()'s
+	 * arithmetic gives the same): the common case, a timer not pushed.
+	 */
+	bool plain = now_ns >= 0 && !twheel_clocks_offset(&tm->clocks, clock);
+	s64 ref = plain ? div64_u64(now_ns, tm->clocks.tick_ns) : 0;
 	struct twheel_timer *t, *next;
 	struct twheel_ptimer *pt;
 	s64 deadline;
@@ -120,7 +127,8 @@ static u64 twheel_timers_entries(struct twheel_timers *tm,
 			n++;
 			continue;
 		}
-		if (pt && pt->period_ns)
+		if ((pt && pt->period_ns) ||
+		    (plain && twheel_table_tick(v, ref) <= ref))
 			continue;
 		deadline = twheel_timer_entry_deadline(tm,
 						       twheel_timer_clock(t),
@@ -168,7 +176,7 @@ static bool twheel_timers_update_base(struct twheel_timers *tm,
 	*now_p = now_ns;
 	n = adv.n;
 	if (n && twheel_table_on(&tm->table))
-		n -= twheel_timers_entries(tm, &expired, now_ns);
+		n -= twheel_timers_entries(tm, base->clock, &expired, now_ns);
 	if (n) {
 		/* entry.node and rec.link are one list_head: walk, then splice. */
 		list_for_each_entry(t, &expired, rec.link) {
