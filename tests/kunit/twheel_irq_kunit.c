@@ -28,28 +28,6 @@
 #include "twheel_kunit.h"
 #include "twheel_user.h"
 
-/* A context on a manual clock, 1 ms tick, with a table of 4096 entries. */
-static struct twheel_ctx *ctx_irq(struct kunit *test)
-{
-	struct twheel_ctx *ctx = ctx_new(test, 4096);
-
-	KUNIT_ASSERT_EQ(test, twheel_ctx_config(ctx, MS, TWHEEL_CONFIG_MANUAL |
-						TWHEEL_CONFIG_TABLE, 0), 0);
-	return ctx;
-}
-
-static void store(struct twheel_ctx *ctx, u64 id, u64 v)
-{
-	WRITE_ONCE(*twheel_table_entry(&twheel_ctx_timers(ctx)->table,
-				       twheel_table_slot(id)), v);
-}
-
-static struct twheel_base *mono(struct twheel_ctx *ctx)
-{
-	return twheel_base_of(&twheel_ctx_timers(ctx)->clocks,
-			      TWHEEL_CLK_MONOTONIC);
-}
-
 /* The callback's work at @now_ns, as the hrtimer would run it. */
 static bool irq_at(struct twheel_ctx *ctx, s64 now_ns)
 {
@@ -432,6 +410,25 @@ static void twheel_irq_same_tick_add_after(struct kunit *test)
 }
 
 /*
+ * @n timers (cookies 0 to @n - 1) added for tick @tick, each entry then
+ * pushed to tick @to: their ids.
+ */
+static u64 *pushed(struct kunit *test, struct twheel_ctx *ctx, u32 n,
+		   s64 tick, u64 to)
+{
+	u64 *id = kunit_kcalloc(test, n, sizeof(*id), GFP_KERNEL);
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, id);
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_EQ(test, ctx_add(ctx, i, tick * MS, 0,
+					      CLOCK_MONOTONIC, &id[i]), 0);
+		store(ctx, id[i], TWHEEL_TABLE_DEADLINE(id[i], to));
+	}
+	return id;
+}
+
+/*
  * More than TWHEEL_IRQ_BUDGET entries due: one callback moves the budget,
  * the next goes on; one that finds a real expiry falls back, and the
  * task's update hands it back after the pushed ones were put back.
@@ -441,15 +438,8 @@ static void twheel_irq_budget(struct kunit *test)
 	const u32 n = TWHEEL_IRQ_BUDGET + 8;
 	struct twheel_ctx *ctx = ctx_irq(test);
 	struct ctx_records *r = ctx_recs(test);
-	u64 *id = kunit_kcalloc(test, n, sizeof(*id), GFP_KERNEL);
-	u32 i;
+	u64 *id = pushed(test, ctx, n, 10, 30);
 
-	KUNIT_ASSERT_NOT_NULL(test, id);
-	for (i = 0; i < n; i++) {
-		KUNIT_ASSERT_EQ(test, ctx_add(ctx, i, 10 * MS, 0,
-					      CLOCK_MONOTONIC, &id[i]), 0);
-		store(ctx, id[i], TWHEEL_TABLE_DEADLINE(id[i], 30));
-	}
 	irq_quiet(test, ctx, 10 * MS);
 	KUNIT_EXPECT_EQ(test, ctx_query(ctx, id[TWHEEL_IRQ_BUDGET - 1])
 			      .expires_ns, 30 * MS);
@@ -480,15 +470,8 @@ static void twheel_irq_budget_in_cascade(struct kunit *test)
 	const u32 n = TWHEEL_IRQ_BUDGET + 8;
 	struct twheel_ctx *ctx = ctx_irq(test);
 	struct ctx_records *r = ctx_recs(test);
-	u64 *id = kunit_kcalloc(test, n, sizeof(*id), GFP_KERNEL);
-	u32 i;
+	u64 *id = pushed(test, ctx, n, 100, 300);
 
-	KUNIT_ASSERT_NOT_NULL(test, id);
-	for (i = 0; i < n; i++) {
-		KUNIT_ASSERT_EQ(test, ctx_add(ctx, i, 100 * MS, 0,
-					      CLOCK_MONOTONIC, &id[i]), 0);
-		store(ctx, id[i], TWHEEL_TABLE_DEADLINE(id[i], 300));
-	}
 	KUNIT_ASSERT_NULL(test, mono(ctx)->wheel.lvl[0]);
 	manual_to(ctx, 64 * MS);
 	irq_quiet(test, ctx, 64 * MS);
@@ -662,85 +645,12 @@ static void twheel_irq_alarm_retry(struct kunit *test)
 	twheel_ctx_destroy(ctx);
 }
 
-/*
- * Without a namespace offset the callback reads a stored tick as the
- * wheel's tick, with no time arithmetic (struct twheel_irq_rekey's
- * fast): its answer must be the full reading's for every entry, present
- * and wheel clock, at the edges of the 2^31-tick window and of ktime_t.
- */
-static void twheel_irq_fast_agrees(struct kunit *test)
-{
-	static const s64 nows[] = {
-		0, MS - 1, MS, 12345 * MS + 7, ((1LL << 32) + 5) * MS + MS / 2,
-		KTIME_MAX - 3, KTIME_MAX,
-	};
-	static const s64 deltas[] = {
-		S32_MIN, S32_MIN + 1, -64, -1, 0, 1, 2, 63, 64, 65, 4095,
-		4096, 262144, S32_MAX,
-	};
-	struct twheel_ctx *ctx = ctx_irq(test);
-	struct twheel_timers *tm = twheel_ctx_timers(ctx);
-	struct twheel_timer ft = { };
-	struct twheel_irq_rekey r;
-	u64 id, clk0, fast, full, d;
-	struct twheel_wheel *w;
-	int i, j, k, c, bad = 0;
-	char first[160] = "";
-
-	/* The timer whose id and entry the fake @ft borrows... */
-	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, 100 * MS, 0, CLOCK_MONOTONIC,
-				      &id), 0);
-	/* ... and others, for levels 0 to 3 of the wheel to be there. */
-	for (i = 0; i < 4; i++)
-		KUNIT_ASSERT_EQ(test, ctx_add(ctx, 2, (1LL << (6 * i)) * MS,
-					      0, CLOCK_MONOTONIC, NULL), 0);
-	w = &mono(ctx)->wheel;
-	clk0 = w->clk;
-	ft.word = id;
-	KUNIT_ASSERT_EQ(test, twheel_timer_id(&ft), id);
-	rcu_read_lock();
-	for (i = 0; i < ARRAY_SIZE(nows); i++) {
-		twheel_irq_rekey(&r, tm, mono(ctx), nows[i]);
-		KUNIT_ASSERT_TRUE(test, r.fast);
-		for (j = 0; j < ARRAY_SIZE(deltas); j++) {
-			d = r.now_tick + deltas[j];
-			store(ctx, id, TWHEEL_TABLE_DEADLINE(id, d));
-			for (k = 0; k < 6; k++) {
-				const u64 ex[] = { 0, r.now_tick, d - 1, d,
-						   d + 1, U64_MAX };
-
-				for (c = 0; c < 3; c++) {
-					w->clk = c ? r.now_tick - (c - 1) :
-						     clk0;
-					ft.entry.expires = ex[k];
-					r.fast = true;
-					fast = r.rk.fn(&r.rk, &ft.entry);
-					r.fast = false;
-					full = r.rk.fn(&r.rk, &ft.entry);
-					/* Reported out of the RCU section. */
-					if (fast != full && !bad++)
-						snprintf(first, sizeof(first),
-							 "now %lld delta %lld expires %llu clk %llu: %llu, not %llu",
-							 nows[i], deltas[j],
-							 ex[k], w->clk, fast,
-							 full);
-				}
-			}
-		}
-	}
-	rcu_read_unlock();
-	w->clk = clk0;
-	KUNIT_EXPECT_EQ_MSG(test, bad, 0, "first: %s", first);
-	twheel_ctx_destroy(ctx);
-}
-
 static struct kunit_case twheel_irq_cases[] = {
 	KUNIT_CASE(twheel_irq_pushed_wake_nobody),
 	KUNIT_CASE(twheel_irq_cancel_wakes_nobody),
 	KUNIT_CASE(twheel_irq_parked_then_ioctl),
 	KUNIT_CASE(twheel_irq_cascade_rekey),
 	KUNIT_CASE(twheel_update_cascade_rekey),
-	KUNIT_CASE(twheel_irq_fast_agrees),
 	KUNIT_CASE(twheel_irq_plain_set),
 	KUNIT_CASE(twheel_irq_expiry_falls_back),
 	KUNIT_CASE(twheel_irq_same_tick_add_after),

@@ -178,4 +178,26 @@ static inline void ctx_update_at(struct twheel_ctx *ctx, u32 clk, s64 now_ns)
 	twheel_timers_update_at(twheel_ctx_timers(ctx), clk, now_ns);
 }
 
+/* A context on a manual clock, 1 ms tick, with a table of 4096 entries. */
+static inline struct twheel_ctx *ctx_irq(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_new(test, 4096);
+
+	KUNIT_ASSERT_EQ(test, twheel_ctx_config(ctx, MS, TWHEEL_CONFIG_MANUAL |
+						TWHEEL_CONFIG_TABLE, 0), 0);
+	return ctx;
+}
+
+static inline void store(struct twheel_ctx *ctx, u64 id, u64 v)
+{
+	WRITE_ONCE(*twheel_table_entry(&twheel_ctx_timers(ctx)->table,
+				       twheel_table_slot(id)), v);
+}
+
+static inline struct twheel_base *mono(struct twheel_ctx *ctx)
+{
+	return twheel_base_of(&twheel_ctx_timers(ctx)->clocks,
+			      TWHEEL_CLK_MONOTONIC);
+}
+
 #endif /* _TWHEEL_KUNIT_H */

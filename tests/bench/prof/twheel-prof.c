@@ -559,14 +559,18 @@ static long step(const char *mode, int fd, struct sampler *s)
 	exit(2);
 }
 
-/* The table mode's fd: TABLE_N timers where K = 1 leaves them. */
-static void table_setup(int fd)
+/*
+ * A table fd of @n timers on CLOCK_MONOTONIC, 1 ms tick, configured with
+ * @flags (TWHEEL_CONFIG_TABLE and TWHEEL_CONFIG_MAX_TIMERS added), timer i
+ * added for deadline(i) (absolute), its id in table_ids[i].
+ */
+static void table_fd_setup(int fd, uint32_t flags, long n,
+			   int64_t (*deadline)(long i))
 {
 	struct twheel_config cfg = {
 		.tick_ns = 1000000,
-		.flags = TWHEEL_CONFIG_MANUAL | TWHEEL_CONFIG_TABLE |
-			 TWHEEL_CONFIG_MAX_TIMERS,
-		.max_timers = TABLE_N,
+		.flags = flags | TWHEEL_CONFIG_TABLE | TWHEEL_CONFIG_MAX_TIMERS,
+		.max_timers = n,
 	};
 	static struct twheel_op ops[256];
 	struct twheel_info info;
@@ -580,64 +584,38 @@ static void table_setup(int fd)
 		     MAP_SHARED, fd, 0);
 	if (table == MAP_FAILED)
 		die("mmap of the table");
-	table_ids = calloc(TABLE_N, sizeof(*table_ids));
+	table_ids = calloc(n, sizeof(*table_ids));
 	if (!table_ids)
 		die("calloc");
-	for (i = 0; i < TABLE_N; i += 256) {
+	for (i = 0; i < n; i += 256) {
 		memset(ops, 0, sizeof(ops));
-		for (j = 0; j < 256 && i + j < TABLE_N; j++) {
+		for (j = 0; j < 256 && i + j < n; j++) {
 			ops[j].op = TWHEEL_OP_ADD;
 			ops[j].flags = TWHEEL_ABSTIME;
 			ops[j].clock = CLOCK_MONOTONIC;
-			ops[j].expires_ns = ((i + j) / TABLE_TICK + 1) * 1000000LL;
+			ops[j].expires_ns = deadline(i + j);
 		}
 		submit(fd, ops, j);
-		for (j = 0; j < 256 && i + j < TABLE_N; j++)
+		for (j = 0; j < 256 && i + j < n; j++)
 			table_ids[i + j] = ops[j].id;
 	}
 }
 
-/*
- * The idle mode's fd: IDLE_N timers on CLOCK_MONOTONIC, pushed IDLE_TICK
- * a tick: timer i at turn s when s = i / IDLE_TICK mod (IDLE_N /
- * IDLE_TICK), each first placed where its last push would have left it.
- */
-static void idle_setup(int fd)
+/* The table mode's timers: where K = 1 leaves them. */
+static int64_t table_deadline(long i)
 {
-	struct twheel_config cfg = {
-		.tick_ns = 1000000,
-		.flags = TWHEEL_CONFIG_TABLE | TWHEEL_CONFIG_MAX_TIMERS,
-		.max_timers = IDLE_N,
-	};
-	static struct twheel_op ops[256];
-	struct twheel_info info;
-	long i, j, turns = IDLE_N / IDLE_TICK;
+	return (i / TABLE_TICK + 1) * 1000000LL;
+}
 
-	if (ioctl(fd, TWHEEL_IOC_CONFIG, &cfg))
-		die("TWHEEL_IOC_CONFIG");
-	if (ioctl(fd, TWHEEL_IOC_INFO, &info))
-		die("TWHEEL_IOC_INFO");
-	table = mmap(NULL, info.table_size, PROT_READ | PROT_WRITE,
-		     MAP_SHARED, fd, 0);
-	table_ids = calloc(IDLE_N, sizeof(*table_ids));
-	if (table == MAP_FAILED || !table_ids)
-		die("the idle mode's table");
-	idle_base = mono_ns() / 1000000 + 2;
-	for (i = 0; i < IDLE_N; i += 256) {
-		memset(ops, 0, sizeof(ops));
-		for (j = 0; j < 256 && i + j < IDLE_N; j++) {
-			long g = (i + j) / IDLE_TICK;
-
-			ops[j].op = TWHEEL_OP_ADD;
-			ops[j].flags = TWHEEL_ABSTIME;
-			ops[j].clock = CLOCK_MONOTONIC;
-			ops[j].expires_ns = (idle_base + g - turns + IDLE_P +
-					     1) * 1000000LL;
-		}
-		submit(fd, ops, j);
-		for (j = 0; j < 256 && i + j < IDLE_N; j++)
-			table_ids[i + j] = ops[j].id;
-	}
+/*
+ * The idle mode's timers, pushed IDLE_TICK a tick: timer i at turn s when
+ * s = i / IDLE_TICK mod (IDLE_N / IDLE_TICK), each first placed where its
+ * last push would have left it.
+ */
+static int64_t idle_deadline(long i)
+{
+	return (idle_base + i / IDLE_TICK - IDLE_N / IDLE_TICK + IDLE_P + 1) *
+	       1000000LL;
 }
 
 int main(int argc, char **argv)
@@ -684,10 +662,13 @@ int main(int argc, char **argv)
 	if (fd < 0)
 		die("/dev/twheel");
 	sample_cpu0 = !strcmp(mode, "idle");
-	if (!strcmp(mode, "table"))
-		table_setup(fd);
-	else if (!strcmp(mode, "idle"))
-		idle_setup(fd);
+	if (!strcmp(mode, "table")) {
+		table_fd_setup(fd, TWHEEL_CONFIG_MANUAL, TABLE_N,
+			       table_deadline);
+	} else if (!strcmp(mode, "idle")) {
+		idle_base = mono_ns() / 1000000 + 2;
+		table_fd_setup(fd, 0, IDLE_N, idle_deadline);
+	}
 	else if (!strcmp(mode, "settime"))
 		for (i = 0; i < PENDING; i++) {
 			struct rlimit rl = { PENDING + 64, PENDING + 64 };

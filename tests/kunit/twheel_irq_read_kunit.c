@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite of how the hrtimer callback and the task's cascades read a
+ * shared table entry (twheel_irq.c, struct twheel_irq_rekey): on a clock
+ * without a namespace offset a stored tick is compared as the wheel's own
+ * tick; that reading must give what the full time arithmetic gives.
+ */
+#include <kunit/test.h>
+#include <linux/rcupdate.h>
+
+#include "twheel_irq.h"
+#include "twheel_kunit.h"
+
+/*
+ * Without a namespace offset the callback reads a stored tick as the
+ * wheel's tick, with no time arithmetic (struct twheel_irq_rekey's
+ * fast): its answer must be the full reading's for every entry, present
+ * and wheel clock, at the edges of the 2^31-tick window and of ktime_t.
+ */
+static void twheel_irq_fast_agrees(struct kunit *test)
+{
+	static const s64 nows[] = {
+		0, MS - 1, MS, 12345 * MS + 7, ((1LL << 32) + 5) * MS + MS / 2,
+		KTIME_MAX - 3, KTIME_MAX,
+	};
+	static const s64 deltas[] = {
+		S32_MIN, S32_MIN + 1, -64, -1, 0, 1, 2, 63, 64, 65, 4095,
+		4096, 262144, S32_MAX,
+	};
+	struct twheel_ctx *ctx = ctx_irq(test);
+	struct twheel_timers *tm = twheel_ctx_timers(ctx);
+	struct twheel_timer ft = { };
+	struct twheel_irq_rekey r;
+	u64 id, clk0, fast, full, d;
+	struct twheel_wheel *w;
+	int i, j, k, c, bad = 0;
+	char first[160] = "";
+
+	/* The timer whose id and entry the fake @ft borrows... */
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, 100 * MS, 0, CLOCK_MONOTONIC,
+				      &id), 0);
+	/* ... and others, for levels 0 to 3 of the wheel to be there. */
+	for (i = 0; i < 4; i++)
+		KUNIT_ASSERT_EQ(test, ctx_add(ctx, 2, (1LL << (6 * i)) * MS,
+					      0, CLOCK_MONOTONIC, NULL), 0);
+	w = &mono(ctx)->wheel;
+	clk0 = w->clk;
+	ft.word = id;
+	KUNIT_ASSERT_EQ(test, twheel_timer_id(&ft), id);
+	rcu_read_lock();
+	for (i = 0; i < ARRAY_SIZE(nows); i++) {
+		twheel_irq_rekey(&r, tm, mono(ctx), nows[i]);
+		KUNIT_ASSERT_TRUE(test, r.fast);
+		for (j = 0; j < ARRAY_SIZE(deltas); j++) {
+			d = r.now_tick + deltas[j];
+			store(ctx, id, TWHEEL_TABLE_DEADLINE(id, d));
+			for (k = 0; k < 6; k++) {
+				const u64 ex[] = { 0, r.now_tick, d - 1, d,
+						   d + 1, U64_MAX };
+
+				for (c = 0; c < 3; c++) {
+					w->clk = c ? r.now_tick - (c - 1) :
+						     clk0;
+					ft.entry.expires = ex[k];
+					r.fast = true;
+					fast = r.rk.fn(&r.rk, &ft.entry);
+					r.fast = false;
+					full = r.rk.fn(&r.rk, &ft.entry);
+					/* Reported out of the RCU section. */
+					if (fast != full && !bad++)
+						snprintf(first, sizeof(first),
+							 "now %lld delta %lld expires %llu clk %llu: %llu, not %llu",
+							 nows[i], deltas[j],
+							 ex[k], w->clk, fast,
+							 full);
+				}
+			}
+		}
+	}
+	rcu_read_unlock();
+	w->clk = clk0;
+	KUNIT_EXPECT_EQ_MSG(test, bad, 0, "first: %s", first);
+	twheel_ctx_destroy(ctx);
+}
+
+static struct kunit_case twheel_irq_read_cases[] = {
+	KUNIT_CASE(twheel_irq_fast_agrees),
+	{}
+};
+
+static struct kunit_suite twheel_irq_read_suite = {
+	.name = "twheel_irq_read",
+	.test_cases = twheel_irq_read_cases,
+};
+
+kunit_test_suite(twheel_irq_read_suite);
