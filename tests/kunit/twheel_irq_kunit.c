@@ -58,7 +58,7 @@ static void irq_quiet(struct kunit *test, struct twheel_ctx *ctx, s64 now_ns)
 
 static void twheel_irq_pushed_wake_nobody(struct kunit *test)
 {
-	struct twheel_ctx *ctx = ctx_irq(test);
+	struct twheel_ctx *ctx = ctx_table(test);
 	struct ctx_records *r = ctx_recs(test);
 	u64 a, b;
 
@@ -98,7 +98,7 @@ static void twheel_irq_pushed_wake_nobody(struct kunit *test)
  */
 static void twheel_irq_cancel_wakes_nobody(struct kunit *test)
 {
-	struct twheel_ctx *ctx = ctx_irq(test);
+	struct twheel_ctx *ctx = ctx_table(test);
 	struct ctx_records *r = ctx_recs(test);
 	struct twheel_op op = {
 		.op = TWHEEL_OP_ADD, .expires_ns = 10 * MS,
@@ -154,7 +154,7 @@ static void twheel_irq_cancel_wakes_nobody(struct kunit *test)
  */
 static void twheel_irq_parked_then_ioctl(struct kunit *test)
 {
-	struct twheel_ctx *ctx = ctx_irq(test);
+	struct twheel_ctx *ctx = ctx_table(test);
 	struct ctx_records *r = ctx_recs(test);
 	struct twheel_info info = { };
 	u32 result = 0;
@@ -242,7 +242,7 @@ static void rekey_check(struct kunit *test, struct twheel_ctx *ctx,
  */
 static void twheel_irq_cascade_rekey(struct kunit *test)
 {
-	struct twheel_ctx *ctx = ctx_irq(test);
+	struct twheel_ctx *ctx = ctx_table(test);
 	u32 result;
 	u64 id[4], e;
 
@@ -263,7 +263,7 @@ static void twheel_irq_cascade_rekey(struct kunit *test)
 /* The same cascade done by the task's update (a manual ADVANCE). */
 static void twheel_update_cascade_rekey(struct kunit *test)
 {
-	struct twheel_ctx *ctx = ctx_irq(test);
+	struct twheel_ctx *ctx = ctx_table(test);
 	u64 id[4];
 
 	rekey_setup(test, ctx, id);
@@ -310,7 +310,7 @@ static void twheel_irq_plain_set(struct kunit *test)
 /* The timers that really expire come first in line, in their order. */
 static void twheel_irq_expiry_falls_back(struct kunit *test)
 {
-	struct twheel_ctx *ctx = ctx_irq(test);
+	struct twheel_ctx *ctx = ctx_table(test);
 	struct ctx_records *r = ctx_recs(test);
 	struct twheel_info info = { };
 	u64 a, b, c, d;
@@ -436,7 +436,7 @@ static u64 *pushed(struct kunit *test, struct twheel_ctx *ctx, u32 n,
 static void twheel_irq_budget(struct kunit *test)
 {
 	const u32 n = TWHEEL_IRQ_BUDGET + 8;
-	struct twheel_ctx *ctx = ctx_irq(test);
+	struct twheel_ctx *ctx = ctx_table(test);
 	struct ctx_records *r = ctx_recs(test);
 	u64 *id = pushed(test, ctx, n, 10, 30);
 
@@ -468,7 +468,7 @@ static void twheel_irq_budget(struct kunit *test)
 static void twheel_irq_budget_in_cascade(struct kunit *test)
 {
 	const u32 n = TWHEEL_IRQ_BUDGET + 8;
-	struct twheel_ctx *ctx = ctx_irq(test);
+	struct twheel_ctx *ctx = ctx_table(test);
 	struct ctx_records *r = ctx_recs(test);
 	u64 *id = pushed(test, ctx, n, 100, 300);
 
@@ -497,7 +497,7 @@ static void twheel_irq_budget_in_cascade(struct kunit *test)
 /* A pushed deadline in a level the wheel lacks: the task allocates it. */
 static void twheel_irq_missing_level(struct kunit *test)
 {
-	struct twheel_ctx *ctx = ctx_irq(test);
+	struct twheel_ctx *ctx = ctx_table(test);
 	int seq;
 	u64 a;
 
@@ -528,7 +528,7 @@ static void twheel_irq_rate(struct kunit *test)
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(u));
 	do {
-		ctx = ctx_irq(test);
+		ctx = ctx_table(test);
 		KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, 10 * MS, 0,
 					      CLOCK_MONOTONIC, &a), 0);
 		store(ctx, a, TWHEEL_TABLE_DEADLINE(a, 30));

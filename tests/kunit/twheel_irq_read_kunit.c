@@ -27,7 +27,7 @@ static void twheel_irq_fast_agrees(struct kunit *test)
 		S32_MIN, S32_MIN + 1, -64, -1, 0, 1, 2, 63, 64, 65, 4095,
 		4096, 262144, S32_MAX,
 	};
-	struct twheel_ctx *ctx = ctx_irq(test);
+	struct twheel_ctx *ctx = ctx_table(test);
 	struct twheel_timers *tm = twheel_ctx_timers(ctx);
 	struct twheel_timer ft = { };
 	struct twheel_irq_rekey r;

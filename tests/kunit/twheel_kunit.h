@@ -2,7 +2,8 @@
 /*
  * twheel_kunit.h - what the KUnit suites of the timer set, the timers and
  * the clock bases share: a set made without a file, and short ways to
- * add, cancel, query, read and advance it.
+ * add, cancel, query, read and advance it, and to store into its shared
+ * table.
  *
  * Each suite tests one layer (twheel_base_kunit.c, twheel_timer_kunit.c,
  * twheel_ctx_kunit.c); the timers and the bases are driven through the
@@ -179,7 +180,7 @@ static inline void ctx_update_at(struct twheel_ctx *ctx, u32 clk, s64 now_ns)
 }
 
 /* A context on a manual clock, 1 ms tick, with a table of 4096 entries. */
-static inline struct twheel_ctx *ctx_irq(struct kunit *test)
+static inline struct twheel_ctx *ctx_table(struct kunit *test)
 {
 	struct twheel_ctx *ctx = ctx_new(test, 4096);
 
@@ -188,10 +189,17 @@ static inline struct twheel_ctx *ctx_irq(struct kunit *test)
 	return ctx;
 }
 
+/* The table entry of timer @id. */
+static inline u64 *entry_of(struct twheel_ctx *ctx, u64 id)
+{
+	return twheel_table_entry(&twheel_ctx_timers(ctx)->table,
+				  twheel_table_slot(id));
+}
+
+/* Store @v into timer @id's entry, as the program would. */
 static inline void store(struct twheel_ctx *ctx, u64 id, u64 v)
 {
-	WRITE_ONCE(*twheel_table_entry(&twheel_ctx_timers(ctx)->table,
-				       twheel_table_slot(id)), v);
+	WRITE_ONCE(*entry_of(ctx, id), v);
 }
 
 static inline struct twheel_base *mono(struct twheel_ctx *ctx)

@@ -15,22 +15,6 @@
 
 #include "twheel_kunit.h"
 
-/* A context on a manual clock, 1 ms tick, with a table of 4096 entries. */
-static struct twheel_ctx *ctx_table(struct kunit *test)
-{
-	struct twheel_ctx *ctx = ctx_new(test, 4096);
-
-	KUNIT_ASSERT_EQ(test, twheel_ctx_config(ctx, MS, TWHEEL_CONFIG_MANUAL |
-						TWHEEL_CONFIG_TABLE, 0), 0);
-	return ctx;
-}
-
-static u64 *entry_of(struct twheel_ctx *ctx, u64 id)
-{
-	return twheel_table_entry(&twheel_ctx_timers(ctx)->table,
-				  twheel_table_slot(id));
-}
-
 static void twheel_table_pages_backed_as_slots_grow(struct kunit *test)
 {
 	struct twheel_table tab = { };

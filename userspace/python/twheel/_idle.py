@@ -5,10 +5,10 @@ store; only real expiries handed over, also through asyncio: drain_async,
 expiries). Re-exported by twheel.
 """
 
-import asyncio
 import errno as _errno
 from typing import List, Optional
 
+from ._aio import take_when_readable
 from ._abi import (DEFAULT_TICK_NS, FEATURE_TABLE, MAX_TICK_NS, MIN_TICK_NS,
                    now, table_index)
 from ._records import Event
@@ -290,27 +290,8 @@ class Idle:
         """Wait, without blocking the event loop, for real expiries and
         return them (at least one). The fd is watched with loop.add_reader
         only while this waits; cancelling it loses nothing."""
-        evs = self.drain(max_records)
-        if evs:
-            return evs
-        loop = asyncio.get_running_loop()
-        fd = self.fileno()
-        while True:
-            fut = loop.create_future()
-
-            def ready(fut=fut):
-                if not fut.done():
-                    fut.set_result(None)
-
-            loop.add_reader(fd, ready)
-            try:
-                await fut
-            finally:
-                loop.remove_reader(fd)
-            # Readable with only re-adds or drops queued: wait again.
-            evs = self.drain(max_records)
-            if evs:
-                return evs
+        return await take_when_readable(self.fileno(),
+                                        lambda: self.drain(max_records))
 
     async def expiries(self):
         """An async iterator of real expiries, one at a time, for ever:

@@ -6,7 +6,6 @@ and their asyncio forms (read_async, records_async). Re-exported by
 twheel.
 """
 
-import asyncio
 import ctypes
 import errno as _errno
 import fcntl
@@ -14,6 +13,7 @@ import os
 import select
 from typing import Iterator, List, Optional
 
+from ._aio import take_when_readable
 from ._abi import (ABI_VERSION, ADD, ADVANCE, CANCEL, CONFIG,
                    CONFIG_CLOCK_SET, CONFIG_MANUAL, CONFIG_MAX_TIMERS,
                    CONFIG_TABLE, DEFAULT_TICK_NS, EVENT, INFO, IOC_ADD,
@@ -314,28 +314,8 @@ class Wheel:
         if self.blocking:
             raise ValueError("read_async() needs a non-blocking Wheel "
                              "(Wheel(blocking=False))")
-        evs = self.read(max_records)
-        if evs:
-            return evs
-        loop = asyncio.get_running_loop()
-        fd = self.fileno()
-        while True:
-            fut = loop.create_future()
-
-            def ready(fut=fut):
-                if not fut.done():
-                    fut.set_result(None)
-
-            loop.add_reader(fd, ready)
-            try:
-                await fut
-            finally:
-                loop.remove_reader(fd)
-            # Readable may be reported without a new record (see EPOLLET
-            # in the header, or another reader took it): wait again.
-            evs = self.read(max_records)
-            if evs:
-                return evs
+        return await take_when_readable(self.fileno(),
+                                        lambda: self.read(max_records))
 
     async def records_async(self):
         """An async iterator of records, one at a time, for ever:
