@@ -65,6 +65,9 @@ struct twheel_set_watch;
  * @clocks: the clocks of the context it belongs to
  * @armed: the tick @hrtimer is armed for, or TWHEEL_NEVER
  * @clock: the enum twheel_clk of this base
+ * @wanted: bit L set when a table entry's later deadline (twheel_irq.c)
+ *          needed level L of @wheel, which it lacked: the set's task gives
+ *          it in its next update (twheel_base_update()); under @lock
  * @hrtimer: armed (absolute, on @clock's clock) for the wheel's next event
  * @alarm: instead of @hrtimer on an alarm clock (twheel_clock_alarm()): the
  *         same, and it wakes the system from suspend; last, so that the
@@ -83,6 +86,7 @@ struct twheel_base {
 	struct twheel_clocks *clocks;
 	u64 armed;
 	u32 clock;
+	u16 wanted;
 	union {
 		struct hrtimer hrtimer;
 		struct alarm alarm;

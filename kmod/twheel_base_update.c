@@ -13,6 +13,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitops.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <kunit/visibility.h>
@@ -65,6 +66,27 @@ static void twheel_base_catch_up(struct twheel_base *base,
 	*now = twheel_now_tick(adv->now_ns, base->clocks->tick_ns);
 }
 
+/*
+ * Under @base's lock: a level the wheel lacks that a table entry's later
+ * deadline asked for in a cascade or an expiry (base->wanted, set by
+ * twheel_irq.c, which cannot allocate), lowest first; -1 for none. The
+ * update gives it before any level its advance waits for: that may be
+ * the same timer's own, earlier deadline's, never needed once the later
+ * one's is there (the cascade then places the timer by the later one).
+ */
+static int twheel_base_wanted(struct twheel_base *base)
+{
+	int lvl;
+
+	while (base->wanted) {
+		lvl = __ffs(base->wanted);
+		base->wanted &= ~BIT(lvl);
+		if (!base->wheel.lvl[lvl])
+			return lvl;
+	}
+	return -1;
+}
+
 /**
  * twheel_base_forward() - bring a base's wheel up to a present by which
  *                         nothing is due, in one short hold of its lock
@@ -73,12 +95,12 @@ static void twheel_base_catch_up(struct twheel_base *base,
  *
  * The common case of an operation's present: no entry due or cascading
  * by @now_ns, none parked by the callback for the task to end, none
- * waiting to be added again after a clock set back, and the wheel's
- * clock not past @now_ns. Then the wheel's clock moves to @now_ns, as
- * twheel_base_update() would move it, and the hrtimer is armed again
- * when the wheel's next event is not the one it is armed for, as
- * twheel_base_update() would arm it. Anything else is left to
- * twheel_base_update().
+ * waiting to be added again after a clock set back, no level wanted
+ * (twheel_base_wanted()), and the wheel's clock not past @now_ns. Then
+ * the wheel's clock moves to @now_ns, as twheel_base_update() would move
+ * it, and the hrtimer is armed again when the wheel's next event is not
+ * the one it is armed for, as twheel_base_update() would arm it.
+ * Anything else is left to twheel_base_update().
  *
  * Return: true when done; false, nothing done, when the caller must
  * call twheel_base_update().
@@ -92,7 +114,7 @@ bool twheel_base_forward(struct twheel_base *base, s64 now_ns)
 	twheel_base_lock(base, flags);
 	from = base->wheel.clk;
 	done = list_empty(&base->wheel.parked) && list_empty(&base->rebase) &&
-	       twheel_wheel_forward(&base->wheel, now, &next);
+	       !base->wanted && twheel_wheel_forward(&base->wheel, now, &next);
 	if (done && next != base->armed)
 		__twheel_base_arm(base);
 	twheel_base_unlock(base, flags);
@@ -167,8 +189,15 @@ bool twheel_base_update(struct twheel_base *base, s64 now_ns, u64 *budget,
 		adv->n += twheel_wheel_advance_some(&base->wheel, now, expired,
 						    budget, rk);
 		behind = twheel_wheel_behind(&base->wheel, now);
-		/* Stopped for a level it lacks, or for its budget? */
-		lvl = behind ? twheel_wheel_level_missing(&base->wheel) : -1;
+		lvl = twheel_base_wanted(base);
+		/*
+		 * Stopped for a level it lacks, or for its budget? A level
+		 * is waited for only with budget left: the next chunk asks
+		 * the table first, and the level the next entry's own
+		 * deadline needs may never be needed (twheel_irq_run()).
+		 */
+		if (lvl < 0 && behind && *budget)
+			lvl = twheel_wheel_level_missing(&base->wheel);
 		if (lvl < 0)
 			break;
 		twheel_base_unlock(base, flags);

@@ -48,74 +48,74 @@ enum twheel_irq_act {
 };
 
 /*
- * Does @t's table entry @v (meant for it, no cancel) ask for a deadline
- * after @now_ns, and after the wheel's clock, in a level the wheel has?
- * Only a one-shot timer's may: then *@tick and *@deadline are set.
+ * Has @base's wheel the level an entry of deadline @tick needs? When it
+ * lacks it, the callback cannot allocate it: the base asks the set's task
+ * for it (base->wanted, given by its next update, see
+ * twheel_base_update()), and the callback wakes the task for it at once,
+ * before the timer comes due by its own deadline (twheel_irq_run()).
  */
-static bool twheel_irq_later(struct twheel_timers *tm, struct twheel_base *base,
-			     struct twheel_timer *t, u64 v, s64 now_ns,
-			     u64 *tick, s64 *deadline)
+static bool twheel_irq_level(struct twheel_base *base, u64 tick)
 {
-	struct twheel_ptimer *pt;
+	int lvl = twheel_wheel_level_needed(&base->wheel, tick);
+
+	/* A bit for every level of a wheel. */
+	BUILD_BUG_ON(BITS_PER_TYPE(base->wanted) < TWHEEL_LEVELS);
+	if (lvl < 0)
+		return true;
+	base->wanted |= BIT(lvl);
+	return false;
+}
+
+/*
+ * The tick @t's table entry @v (meant for it, no cancel) asks for, when
+ * it is after the present, after the wheel's clock and after @after, in
+ * a level the wheel has: else 0. Only a one-shot timer's may; a large
+ * one keeps its deadline then (pt->deadline_ns).
+ *
+ * Without a namespace offset (r->fast) a stored tick D is the wheel's own
+ * tick D, compared as it is; the time arithmetic of
+ * twheel_timer_entry_deadline() is for the other clocks and for a tick
+ * beyond a ktime_t, where it saturates. Both readings agree (KUnit
+ * twheel_irq_fast_agrees).
+ */
+static u64 twheel_irq_later_tick(struct twheel_irq_rekey *r,
+				 struct twheel_timer *t, u64 v, u64 after)
+{
+	u64 tick_ns = r->tm->clocks.tick_ns;
+	struct twheel_ptimer *pt = NULL;
+	s64 deadline, d;
 
 	if (READ_ONCE(t->word) & TWHEEL_TIMER_BIG) {
 		pt = container_of(t, struct twheel_ptimer, t);
 		/* A MODIFY may be changing it: see twheel_timer_move(). */
 		if (data_race(pt->period_ns != 0))
-			return false;
+			return 0;
 	}
-	*deadline = twheel_timer_entry_deadline(tm, base->clock, v, now_ns);
-	if (*deadline <= now_ns)
-		return false;
-	*tick = twheel_deadline_tick(*deadline, tm->clocks.tick_ns);
-	return *tick > base->wheel.clk &&
-	       twheel_wheel_level_needed(&base->wheel, *tick) < 0;
-}
-
-/* @t, one-shot, is to be placed by @deadline: a large one keeps it. */
-static void twheel_irq_set(struct twheel_timer *t, s64 deadline)
-{
-	struct twheel_ptimer *pt = twheel_ptimer(t);
-
+	d = r->fast ? twheel_table_tick(v, r->now_tick) : 0;
+	if (r->fast && d <= r->max_tick) {
+		if (d <= (s64)r->now_tick)
+			return 0;
+		deadline = d * (s64)tick_ns;
+	} else {
+		deadline = twheel_timer_entry_deadline(r->tm, r->base->clock,
+						       v, r->now_ns);
+		if (deadline <= r->now_ns)
+			return 0;
+		d = twheel_deadline_tick(deadline, tick_ns);
+	}
+	if ((u64)d <= after || (u64)d <= r->base->wheel.clk ||
+	    !twheel_irq_level(r->base, d))
+		return 0;
 	if (pt)
 		pt->deadline_ns = deadline;
-}
-
-/*
- * The tick @t's table entry @v (meant for it, no cancel) asks for, read
- * as r->rk's advance reads it (twheel_irq_later()), when it is after
- * @after: else 0. Without a namespace offset, a one-shot timer's is the
- * stored tick itself, no time arithmetic needed (see twheel_irq_rekey()).
- */
-static u64 twheel_irq_later_tick(struct twheel_irq_rekey *r,
-				 struct twheel_timer *t, u64 v, u64 after)
-{
-	struct twheel_wheel *w = &r->base->wheel;
-	s64 deadline, d;
-	u64 tick;
-
-	if (r->fast && !(READ_ONCE(t->word) & TWHEEL_TIMER_BIG)) {
-		d = twheel_table_tick(v, r->now_tick);
-		if (d <= r->max_tick) {
-			if (d <= (s64)r->now_tick || (u64)d <= after ||
-			    (u64)d <= w->clk ||
-			    twheel_wheel_level_needed(w, d) >= 0)
-				return 0;
-			return d;
-		}
-	}
-	if (!twheel_irq_later(r->tm, r->base, t, v, r->now_ns, &tick,
-			      &deadline) || tick <= after)
-		return 0;
-	twheel_irq_set(t, deadline);
-	return tick;
+	return d;
 }
 
 /*
  * What to do with @t, just handed back by r->rk's advance: its table
  * entry is meant for it and says cancelled (END); or @t is one-shot and
- * the entry asks for a later deadline (twheel_irq_later(): MOVE, *@tick
- * set); else LEAVE.
+ * the entry asks for a later deadline (twheel_irq_later_tick(): MOVE,
+ * *@tick set); else LEAVE.
  */
 static enum twheel_irq_act twheel_irq_act(struct twheel_irq_rekey *r,
 					  struct twheel_timer *t, u64 *tick)
@@ -134,7 +134,7 @@ static enum twheel_irq_act twheel_irq_act(struct twheel_irq_rekey *r,
 /*
  * The wheel's question on @e, about to cascade to a lower level: the
  * deadline its table entry asks for when a later one (see
- * twheel_irq_later()), else its own. A cancel waits for the deadline.
+ * twheel_irq_later_tick()), else its own. A cancel waits for the deadline.
  */
 static u64 twheel_irq_rekey_entry(struct twheel_rekey *rk,
 				  struct twheel_entry *e)
@@ -322,13 +322,14 @@ bool twheel_irq_run(struct twheel_timers *tm, struct twheel_base *base,
 					   twheel_clock_id(base->clock), from,
 					   w->clk, now_ns, 0, start - budget);
 	/*
-	 * Something expired, or the wheel lacks a level for a cascade (or
-	 * an alarm base holds records for the task): the task is woken. An
-	 * advance the budget stopped goes on in the next callback, which
-	 * asks the table first: the level the next entry's own deadline
-	 * needs may never be needed.
+	 * Something expired, or the wheel lacks a level for a cascade or
+	 * for a later deadline a table entry asks for (or an alarm base
+	 * holds records for the task): the task is woken, once for all the
+	 * timers that want the level. An advance the budget stopped goes
+	 * on in the next callback, which asks the table first: the level
+	 * the next entry's own deadline needs may never be needed.
 	 */
-	if (left || !list_empty(&held) ||
+	if (left || !list_empty(&held) || base->wanted ||
 	    (behind && budget && twheel_wheel_level_missing(w) >= 0))
 		goto out;
 	if (behind)

@@ -30,7 +30,11 @@
  * Anything else (a timer that really expires, a level the wheel lacks, a
  * bound reached) is left in the wheel, first in line, and the callback
  * falls back to waking the set's waiters, whose task does the rest as
- * before: records, allocation, trace of the advance. On a set without a
+ * before: records, allocation, trace of the advance. A later deadline
+ * in a level the wheel lacks is not taken meanwhile (the timer stays by
+ * its own); the base asks the task for that level (base->wanted), which
+ * its update gives before anything else, so that one wake-up serves
+ * every timer that wants it and none comes at their old deadlines. On a set without a
  * table, whose due timers all expire, a next event that hands timers
  * back before any cascade (twheel_wheel_expires()) is left to the task
  * as it is: the callback only wakes. While a task re-adds a wall clock's

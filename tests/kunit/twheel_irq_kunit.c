@@ -516,6 +516,57 @@ static void twheel_irq_missing_level(struct kunit *test)
 	twheel_ctx_destroy(ctx);
 }
 
+/*
+ * Pushed, in a cascade, to a deadline in a level the wheel lacks (level 2:
+ * the timeouts crossed into the next 4096-tick range), while the level
+ * their own deadline needs is missing too (level 0, which nothing needed):
+ * one wake-up, whose update gives level 2 alone and places them by the
+ * pushed deadline; nothing is armed for their old one.
+ */
+static void twheel_irq_level_wanted_once(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_table(test);
+	u64 *id = pushed(test, ctx, 3, 100, 5000);
+	int seq = fire_seq(ctx);
+
+	KUNIT_ASSERT_NULL(test, mono(ctx)->wheel.lvl[0]);
+	KUNIT_ASSERT_NULL(test, mono(ctx)->wheel.lvl[2]);
+	manual_to(ctx, 64 * MS);
+	KUNIT_EXPECT_FALSE(test, irq_at(ctx, 64 * MS));
+	KUNIT_EXPECT_EQ(test, fire_seq(ctx), seq);
+	/* The woken task's update. */
+	ctx_advance(test, ctx, 0);
+	KUNIT_EXPECT_NOT_NULL(test, mono(ctx)->wheel.lvl[2]);
+	KUNIT_EXPECT_NULL(test, mono(ctx)->wheel.lvl[0]);
+	KUNIT_EXPECT_EQ(test, ctx_query(ctx, id[0]).expires_ns, 5000 * MS);
+	KUNIT_EXPECT_EQ(test, ctx_query(ctx, id[2]).expires_ns, 5000 * MS);
+	/* For the cascade of level 2's slot, at 4096: not at 100. */
+	KUNIT_EXPECT_EQ(test, mono(ctx)->armed, 4096ULL);
+	KUNIT_EXPECT_EQ(test, mono(ctx)->wanted, 0);
+	twheel_ctx_destroy(ctx);
+}
+
+/*
+ * The task's own update, in chunks of TWHEEL_CHUNK entry moves, stops for
+ * its budget right before a pushed timer whose own deadline needs a level
+ * the wheel lacks: the next chunk re-keys it, and the level is never
+ * allocated.
+ */
+static void twheel_update_chunk_no_level(struct kunit *test)
+{
+	const u32 n = TWHEEL_CHUNK + 8;
+	struct twheel_ctx *ctx = ctx_table(test);
+	u64 *id = pushed(test, ctx, n, 100, 300);
+
+	KUNIT_ASSERT_NULL(test, mono(ctx)->wheel.lvl[0]);
+	ctx_advance(test, ctx, 64 * MS);
+	KUNIT_EXPECT_EQ(test, ctx_query(ctx, id[TWHEEL_CHUNK]).expires_ns,
+			300 * MS);
+	KUNIT_EXPECT_EQ(test, ctx_query(ctx, id[n - 1]).expires_ns, 300 * MS);
+	KUNIT_EXPECT_NULL(test, mono(ctx)->wheel.lvl[0]);
+	twheel_ctx_destroy(ctx);
+}
+
 /* Past TWHEEL_IRQ_RATE entries in a second, a user's callbacks wake. */
 static void twheel_irq_rate(struct kunit *test)
 {
@@ -657,6 +708,8 @@ static struct kunit_case twheel_irq_cases[] = {
 	KUNIT_CASE(twheel_irq_budget),
 	KUNIT_CASE(twheel_irq_budget_in_cascade),
 	KUNIT_CASE(twheel_irq_missing_level),
+	KUNIT_CASE(twheel_irq_level_wanted_once),
+	KUNIT_CASE(twheel_update_chunk_no_level),
 	KUNIT_CASE(twheel_irq_rate),
 	KUNIT_CASE(twheel_irq_alarm_keeps_armed),
 	KUNIT_CASE(twheel_irq_alarm_retry),

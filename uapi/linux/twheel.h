@@ -140,11 +140,17 @@
  * at most once per passing of that tick; and, for a one-shot timer, each
  * time the wheel moves the timer to a finer level before that tick (a
  * cascade: at a tick that is a multiple of 64, at most 10 times per
- * deadline the timer is placed for), where only a later deadline acts.
- * Both in the callback of the fd's timer for that clock (an hrtimer; on
- * the alarm clocks the alarmtimer) when it can (a later deadline or a
- * cancel then wakes nobody), else in the task that advances the wheel (see
- * "Delivery"); only entries whose value it can act on change anything:
+ * deadline the timer is placed for), where only a later deadline acts,
+ * and only in a level the fd's wheel holds then (a tick in a later
+ * aligned range of 4 096 ticks than the present tick needs level 2, of
+ * 262 144 level 3; a wheel frees its levels when it empties): one needing
+ * a level the wheel lacks acts later, at the timer's tick at the latest,
+ * once the task using the fd has allocated the level (its waiting thread
+ * is woken for that, once per level). Both in the callback of the fd's
+ * timer for that clock (an hrtimer; on the alarm clocks the alarmtimer)
+ * when it can (a later deadline or a cancel then wakes nobody), else in
+ * the task that advances the wheel (see "Delivery"); only entries whose
+ * value it can act on change anything:
  *
  * - one-shot timer, a deadline D whose time is after the present and
  *   after the deadline the timer is placed for (at its tick: after the
