@@ -16,9 +16,11 @@
  * on a slow emulated machine: legal, counted, never a failure). All
  * timers stay pending meanwhile but those. Then the pushes stop: each
  * timer expires exactly once, never before its last pushed deadline.
- * The window is kept inside one 4096-tick range of the clock, where the
- * wheel needs no new level (a level it lacks is allocated by the woken
- * task: one wake-up, by design).
+ * The window is placed to hold the moment the pushed deadlines cross
+ * into the next 4096-tick range of the clock, where they need wheel
+ * level 2, which the wheel lacks (as it lacks level 0, which only their
+ * old deadlines would need): one wake-up allocates it, by design, and
+ * none comes at their old deadlines.
  *
  * cancelled_no_wakeups: 1000 table timers, 400 to 600 ms ahead, each
  * cancelled by a store right after its add (request timeouts whose reply
@@ -138,10 +140,10 @@ static void stop_waiter(struct waiter *w, pthread_t th)
 	close(w->stop_fd);
 }
 
-/* Sleep until the clock's ms count is early in a 4096 ms range. */
-static void align_to_level_range(void)
+/* Sleep until the clock's ms count is @from to @from + 200 of 4096. */
+static void align_to_level_range(int64_t from)
 {
-	while ((twt_mono() / TWT_MS) % 4096 > 200)
+	while (((twt_mono() / TWT_MS - from) % 4096 + 4096) % 4096 > 200)
 		twt_sleep_ms(50);
 }
 
@@ -186,7 +188,12 @@ static void pushed_no_wakeups(void)
 	tab = mmap(NULL, info.table_size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		   fd, 0);
 	CHECK(tab != MAP_FAILED);
-	align_to_level_range();
+	/*
+	 * The window (from about 1.2 s after this, for 2.5 s) then holds the
+	 * point, 400 ms before the range ends, where the pushed deadlines
+	 * start to cross into the next one.
+	 */
+	align_to_level_range(1300);
 	/*
 	 * The first deadlines leave the adds (slow on an emulated debug
 	 * kernel) a second; the pushes then keep every one 150 to 400 ms
@@ -240,8 +247,8 @@ static void pushed_no_wakeups(void)
 	/*
 	 * Every wake-up of the waiter brought records, but one for a wheel
 	 * level to allocate, when a deadline crossed into the next 4096-tick
-	 * range (the machine was too slow to keep the window inside one):
-	 * one for level 2, which the pushed deadlines need, and none for
+	 * range (the window is placed to hold that moment, but a machine
+	 * slow enough may push it past): one for level 2, which the pushed deadlines need, and none for
 	 * level 0, which only their old ones would (KUnit
 	 * twheel_irq_level_wanted_once).
 	 */
@@ -295,7 +302,7 @@ static void cancelled_no_wakeups(void)
 	CHECK(tab != MAP_FAILED);
 	w.fd = fd;
 	start_waiter(&w, &th);
-	align_to_level_range();
+	align_to_level_range(0);
 	before = voluntary_switches(w.tid);
 	CHECK(before >= 0);
 	base = twt_mono();
