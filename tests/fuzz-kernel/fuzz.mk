@@ -31,7 +31,8 @@ FUZZK_SRC	:= $(addprefix tests/fuzz-kernel/, twfuzz.c twfuzz_util.c \
 fuzz-kernel-bin: $(FUZZK_BIN)
 
 $(FUZZK_BIN): $(FUZZK_SRC) tests/fuzz-kernel/twfuzz.h \
-		tests/integration/twtest.h uapi/linux/twheel.h
+		tests/integration/twtest.h tests/integration/twtest_sys.h \
+		uapi/linux/twheel.h
 	@mkdir -p $(FUZZK_OUT)
 	$(CC) $(USER_CFLAGS) -Itests/integration -static -o $@ $(FUZZK_SRC)
 
