@@ -47,18 +47,6 @@ static clockid_t readclk(clockid_t clock)
 	CHECK_EQ((e)->count, 0);					\
 } while (0)
 
-/* The record of @id among ev[0..n), or NULL. */
-static const struct twheel_event *find_ev(const struct twheel_event *ev,
-					  size_t n, uint64_t id)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (ev[i].id == id)
-			return &ev[i];
-	return NULL;
-}
-
 /* ---- TWHEEL_CANCEL_ON_SET timers ---- */
 
 #define NCOS		4	/* the flagged timers of cos_set */
@@ -173,7 +161,7 @@ static void cos_timers_end_each_kind(void)
 		CHECK_GRAB_N(&g1, NCOS + 1);
 		for (i = 0; i < NCOS; i++) {
 			const struct twheel_event *e =
-				find_ev(g1.ev, NCOS + 1, c.id[i]);
+				twt_find_ev(g1.ev, NCOS + 1, c.id[i]);
 			clockid_t rc = readclk(c.clock[i]);
 
 			CHECK(e);
@@ -183,8 +171,8 @@ static void cos_timers_end_each_kind(void)
 			CHECK(e->time_ns <= (rc == CLOCK_TAI ? g1.tai1 :
 							       g1.rt1));
 		}
-		CHECK(find_ev(g1.ev, NCOS + 1, 0));
-		CHECK_SET_REC(find_ev(g1.ev, NCOS + 1, 0), 1,
+		CHECK(twt_find_ev(g1.ev, NCOS + 1, 0));
+		CHECK_SET_REC(twt_find_ev(g1.ev, NCOS + 1, 0), 1,
 			      step_lo(&fw, CLOCK_REALTIME), g1.rt1);
 		/* The step back ends nothing more: the set's record only. */
 		CHECK_GRAB_N(&g2, 1);
@@ -237,7 +225,7 @@ static void plain_timers_expire_after_set(void)
 			twt_skip("the set came after the deadlines");
 	CHECK_EQ(n, 3);
 	for (i = 0; i < 3; i++) {
-		const struct twheel_event *e = find_ev(ev, n, cos[i]);
+		const struct twheel_event *e = twt_find_ev(ev, n, cos[i]);
 
 		CHECK(e);
 		CHECK_ENDED_REC(e, cos[i], 20 + i, clk[i]);
@@ -246,7 +234,7 @@ static void plain_timers_expire_after_set(void)
 	}
 	twt_read_n(fd, ev, 3, 10000);
 	for (i = 0; i < 3; i++) {
-		const struct twheel_event *e = find_ev(ev, 3, plain[i]);
+		const struct twheel_event *e = twt_find_ev(ev, 3, plain[i]);
 		int64_t now = twt_now(readclk(clk[i]));
 
 		CHECK(e);
@@ -292,13 +280,13 @@ static void queued_record_kept(void)
 	print_evs("after the set", ev, n);
 	CHECK_EQ(i0.queued, 1);
 	CHECK_EQ(n, 2);
-	e = find_ev(ev, n, one);
+	e = twt_find_ev(ev, n, one);
 	CHECK(e);
 	CHECK_EQ(e->cookie, 1);
 	CHECK_EQ(e->flags, 0);
 	CHECK_EQ(e->count, 1);
 	CHECK(e->time_ns >= rt - TWT_S);
-	e = find_ev(ev, n, far);
+	e = twt_find_ev(ev, n, far);
 	CHECK(e);
 	CHECK_ENDED_REC(e, far, 2, CLOCK_REALTIME);
 	CHECK_ERR(twt_query_raw(fd, one, NULL), ENOENT);
@@ -414,15 +402,15 @@ static void added_after_set_not_ended(void)
 	CHECK_EQ(nb, 0);
 	/* The step back ended the others, once each. */
 	CHECK_EQ(na2, 2);
-	CHECK(find_ev(ea2, 2, add_a));
-	CHECK_ENDED_REC(find_ev(ea2, 2, add_a), add_a, 4, CLOCK_REALTIME);
-	CHECK(find_ev(ea2, 2, mod));
-	CHECK_ENDED_REC(find_ev(ea2, 2, mod), mod, 2, CLOCK_REALTIME);
+	CHECK(twt_find_ev(ea2, 2, add_a));
+	CHECK_ENDED_REC(twt_find_ev(ea2, 2, add_a), add_a, 4, CLOCK_REALTIME);
+	CHECK(twt_find_ev(ea2, 2, mod));
+	CHECK_ENDED_REC(twt_find_ev(ea2, 2, mod), mod, 2, CLOCK_REALTIME);
 	CHECK_EQ(nb2, 2);
-	CHECK(find_ev(eb2, 2, add_b));
-	CHECK_ENDED_REC(find_ev(eb2, 2, add_b), add_b, 5, CLOCK_REALTIME);
-	CHECK(find_ev(eb2, 2, mod_b));
-	CHECK_ENDED_REC(find_ev(eb2, 2, mod_b), mod_b, 3, CLOCK_TAI);
+	CHECK(twt_find_ev(eb2, 2, add_b));
+	CHECK_ENDED_REC(twt_find_ev(eb2, 2, add_b), add_b, 5, CLOCK_REALTIME);
+	CHECK(twt_find_ev(eb2, 2, mod_b));
+	CHECK_ENDED_REC(twt_find_ev(eb2, 2, mod_b), mod_b, 3, CLOCK_TAI);
 	CHECK_NONE_QUEUED(fa);
 	CHECK_NONE_QUEUED(fb);
 	CHECK_EQ(twt_timers(fa), 0);
@@ -466,10 +454,10 @@ static void modify_sets_or_clears_flag(void)
 	n = twt_drain(fd, ev, 8);
 	CHECK_STEP(&s);
 	CHECK_EQ(n, 2);
-	CHECK(find_ev(ev, n, kept));
-	CHECK_ENDED_REC(find_ev(ev, n, kept), kept, 3, CLOCK_REALTIME_ALARM);
-	CHECK(find_ev(ev, n, given));
-	CHECK_ENDED_REC(find_ev(ev, n, given), given, 4, CLOCK_REALTIME);
+	CHECK(twt_find_ev(ev, n, kept));
+	CHECK_ENDED_REC(twt_find_ev(ev, n, kept), kept, 3, CLOCK_REALTIME_ALARM);
+	CHECK(twt_find_ev(ev, n, given));
+	CHECK_ENDED_REC(twt_find_ev(ev, n, given), given, 4, CLOCK_REALTIME);
 	CHECK_EQ(twt_query(fd, cleared).state, TWHEEL_STATE_PENDING);
 	CHECK_EQ(twt_query(fd, cleared_b).state, TWHEEL_STATE_PENDING);
 	CHECK_EQ(twt_timers(fd), 2);

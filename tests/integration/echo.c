@@ -40,7 +40,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
-#include "twtest.h"
+#include "echo_modes.h"
 
 #define SERVER		"/usr/bin/twheel-echo-server"
 #define SERVER_OUT	"/tmp/echo-server.out"
@@ -614,24 +614,8 @@ static void batch(void)
 /* Last: the three side by side, as the earlier cases left them. */
 static void table(void)
 {
-	static const char *const modes[] = { "modify", "batch", "table" };
-	char path[64], buf[32];
-	unsigned int i;
-
 	idle_timeouts("table");
-	printf("# timer system calls per activity:");
-	for (i = 0; i < 3; i++) {
-		FILE *f;
-
-		snprintf(path, sizeof(path), RATIO_FILE, modes[i]);
-		f = fopen(path, "r");
-		if (!f || !fgets(buf, sizeof(buf), f))
-			strcpy(buf, "- (case failed)\n");
-		if (f)
-			fclose(f);
-		buf[strcspn(buf, "\n")] = 0;
-		printf(" %s %s%s", modes[i], buf, i < 2 ? "," : "\n");
-	}
+	echo_print_modes(RATIO_FILE);
 }
 
 TWT_MAIN("echo", TWT_CASE_T(modify, 180), TWT_CASE_T(batch, 180),

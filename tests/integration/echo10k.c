@@ -41,6 +41,7 @@
  * DEBUG_CONNS connections: 10 000 there take minutes per case.
  */
 #include "echo10k.h"
+#include "echo_modes.h"
 #include "echo10k_clients.h"
 #include "echo10k_log.h"
 #include "echo10k_kernel.h"
@@ -252,24 +253,8 @@ static void batch(void)
 /* Last: the three side by side, as the earlier cases left them. */
 static void table(void)
 {
-	static const char *const modes[] = { "modify", "batch", "table" };
-	char path[64], buf[64];
-	unsigned int i;
-
 	idle_timeouts("table");
-	printf("# timer system calls per activity:");
-	for (i = 0; i < 3; i++) {
-		FILE *f;
-
-		snprintf(path, sizeof(path), RATIO_FILE, modes[i]);
-		f = fopen(path, "r");
-		if (!f || !fgets(buf, sizeof(buf), f))
-			strcpy(buf, "- (case failed)\n");
-		if (f)
-			fclose(f);
-		buf[strcspn(buf, "\n")] = 0;
-		printf(" %s %s%s", modes[i], buf, i < 2 ? "," : "\n");
-	}
+	echo_print_modes(RATIO_FILE);
 }
 
 TWT_MAIN("echo10k", TWT_CASE_T(modify, 300), TWT_CASE_T(batch, 300),

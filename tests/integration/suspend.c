@@ -257,12 +257,12 @@ static int64_t waiter_end(struct waiter *w)
 static const struct twheel_event *find_ev(const struct twheel_event *ev,
 					  size_t n, uint64_t id)
 {
-	size_t i;
+	const struct twheel_event *e = twt_find_ev(ev, n, id);
 
-	for (i = 0; i < n; i++)
-		if (ev[i].id == id)
-			return &ev[i];
-	twt_fail(__FILE__, __LINE__, "no record of timer %" PRIu64, id);
+	if (!e)
+		twt_fail(__FILE__, __LINE__, "no record of timer %" PRIu64,
+			 id);
+	return e;
 }
 
 /*

@@ -606,6 +606,18 @@ static inline size_t twt_drain_at(const char *file, int line, int fd,
 	}
 }
 
+/* The record of timer @id among ev[0..n), or NULL. */
+static inline const struct twheel_event *
+twt_find_ev(const struct twheel_event *ev, size_t n, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (ev[i].id == id)
+			return &ev[i];
+	return NULL;
+}
+
 /* Nothing queued: poll says so, read says so, INFO says so. */
 #define CHECK_NONE_QUEUED(fd) do {					\
 	struct twheel_event _e;						\
