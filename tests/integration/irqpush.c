@@ -248,9 +248,9 @@ static void pushed_no_wakeups(void)
 	 * Every wake-up of the waiter brought records, but one for a wheel
 	 * level to allocate, when a deadline crossed into the next 4096-tick
 	 * range (the window is placed to hold that moment, but a machine
-	 * slow enough may push it past): one for level 2, which the pushed deadlines need, and none for
-	 * level 0, which only their old ones would (KUnit
-	 * twheel_irq_level_wanted_once).
+	 * slow enough may push it past): one for level 2, which the pushed
+	 * deadlines need, and none for level 0, which only their old ones
+	 * would (KUnit twheel_irq_level_wanted_once).
 	 */
 	CHECK(after - before <= atomic_load(&w.wakes) +
 	      (start_ms / 4096 != (end_ms + 2 * TIMEOUT_MS) / 4096));
