@@ -132,6 +132,27 @@ static enum twheel_irq_act twheel_irq_act(struct twheel_irq_rekey *r,
 }
 
 /*
+ * Does @e, the first entry an advance hands back (NULL: none), expire
+ * there? Always on a set without a table (@r NULL); with one, when its
+ * entry neither cancels it nor moves it later (twheel_irq_act(), whose
+ * reading is made again by whoever advances the wheel).
+ */
+static bool twheel_irq_expiring(struct twheel_irq_rekey *r,
+				struct twheel_entry *e)
+{
+	u64 tick;
+	bool leave;
+
+	if (!e || !r)
+		return e;
+	rcu_read_lock();
+	leave = twheel_irq_act(r, container_of(e, struct twheel_timer, entry),
+			       &tick) == TWHEEL_IRQ_LEAVE;
+	rcu_read_unlock();
+	return leave;
+}
+
+/*
  * The wheel's question on @e, about to cascade to a lower level: the
  * deadline its table entry asks for when a later one (see
  * twheel_irq_later_tick()), else its own. A cancel waits for the deadline.
@@ -278,12 +299,14 @@ bool twheel_irq_run(struct twheel_timers *tm, struct twheel_base *base,
 		list_splice_init(&w->due, &held);
 	}
 	/*
-	 * Without a table every timer that falls due expires. When the next
-	 * event hands timers back before any cascade, the waiter's update
-	 * takes them from the wheel as it is: advancing here first, only to
+	 * When the next event hands timers back before any cascade and the
+	 * first of them expires (every timer does, without a table), the
+	 * waiter's update takes them from the wheel as it is, those its
+	 * entry pushed or cancelled included: advancing here first, only to
 	 * give them back, would be the same work twice.
 	 */
-	if (!table && !alarm && twheel_wheel_expires(w, now))
+	if (!alarm && twheel_irq_expiring(table ? &rk : NULL,
+					  twheel_wheel_expires(w, now)))
 		goto out;
 	start = tm->user ? twheel_user_irq_budget(tm->user, TWHEEL_IRQ_BUDGET) :
 			   TWHEEL_IRQ_BUDGET;

@@ -34,12 +34,15 @@
  * in a level the wheel lacks is not taken meanwhile (the timer stays by
  * its own); the base asks the task for that level (base->wanted), which
  * its update gives before anything else, so that one wake-up serves
- * every timer that wants it and none comes at their old deadlines. On a
- * set without a table, whose due timers all expire, a next event that
- * hands timers back before any cascade (twheel_wheel_expires()) is left
- * to the task as it is: the callback only wakes. While a task re-adds a
- * wall clock's entries after the clock was set back, the callback only
- * wakes too.
+ * every timer that wants it and none comes at their old deadlines. A
+ * next event that hands timers back before any cascade
+ * (twheel_wheel_expires()) whose first timer in line expires (on a set
+ * without a table, where every due timer does; with one, read as above:
+ * no later deadline, no cancel) is left to the task as it is: the
+ * callback only wakes, as it must for that timer, and the task's update
+ * reads every entry of the tick (one advance, one reading of each).
+ * While a task re-adds a wall clock's entries after the clock was set
+ * back, the callback only wakes too.
  *
  * Alarm clocks. The system must be resumed for an alarm timer whether or
  * not a task uses the set before the next suspend (its tasks may be

@@ -327,26 +327,35 @@ bool twheel_wheel_behind(const struct twheel_wheel *w, u64 now)
 EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_behind);
 
 /**
- * twheel_wheel_expires() - would an advance to @now hand entries back
- *                          before it cascades any?
+ * twheel_wheel_expires() - the first entry an advance to @now would hand
+ *                          back, when it hands entries back before it
+ *                          cascades any
  * @w: the wheel
  * @now: the current tick
  *
- * O(1). True when no advance is unfinished and entries are due, or the
- * next event is a slot of level 0 (whose entries all fall due at its
- * tick, with no cascade before it: see twheel_wheel_next()) at or
- * before @now.
+ * O(1). An entry when no advance is unfinished and entries are due (the
+ * first of them), or the next event is a slot of level 0 (whose entries
+ * all fall due at its tick, with no cascade before it: see
+ * twheel_wheel_next()) at or before @now (its oldest entry). The entry
+ * stays where it is.
  *
- * Return: true or false as above.
+ * Return: that entry, or NULL.
  */
-bool twheel_wheel_expires(const struct twheel_wheel *w, u64 now)
+struct twheel_entry *twheel_wheel_expires(const struct twheel_wheel *w,
+					  u64 now)
 {
+	unsigned int slot;
+
 	if (!list_empty(&w->cascade))
-		return false;
+		return NULL;
 	if (!list_empty(&w->due))
-		return true;
-	return w->pending[0] &&
-	       twheel_event(w->clk, 0, __ffs64(w->pending[0])) <= now;
+		return list_first_entry(&w->due, struct twheel_entry, node);
+	if (!w->pending[0])
+		return NULL;
+	slot = __ffs64(w->pending[0]);
+	if (twheel_event(w->clk, 0, slot) > now)
+		return NULL;
+	return list_entry(w->lvl[0]->slot[slot], struct twheel_entry, node);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_expires);
 
@@ -699,20 +708,6 @@ int twheel_wheel_level_missing(const struct twheel_wheel *w)
 	return w->lvl[lvl] ? -1 : (int)lvl;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_level_missing);
-
-/**
- * twheel_wheel_give_level() - give the wheel the slots of a level it lacks
- * @w: the wheel
- * @lvl: the level, below TWHEEL_LEVELS, which the wheel lacks
- * @l: its slots, zeroed (all empty); the wheel owns them until
- *     twheel_wheel_take_empty_level() hands them back
- */
-void twheel_wheel_give_level(struct twheel_wheel *w, unsigned int lvl,
-			     struct twheel_level *l)
-{
-	w->lvl[lvl] = l;
-}
-EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_give_level);
 
 /**
  * twheel_wheel_take_empty_level() - take back the slots of an empty level

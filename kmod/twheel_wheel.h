@@ -141,7 +141,8 @@ void twheel_wheel_unhand(struct twheel_wheel *w, struct list_head *list,
 bool twheel_wheel_behind(const struct twheel_wheel *w, u64 now);
 u64 twheel_wheel_next(const struct twheel_wheel *w);
 bool twheel_wheel_forward(struct twheel_wheel *w, u64 now, u64 *next);
-bool twheel_wheel_expires(const struct twheel_wheel *w, u64 now);
+struct twheel_entry *twheel_wheel_expires(const struct twheel_wheel *w,
+					  u64 now);
 bool twheel_wheel_idle(const struct twheel_wheel *w);
 bool twheel_wheel_holds(const struct twheel_wheel *w, u64 expires);
 u64 twheel_wheel_take_all(struct twheel_wheel *w, u64 now,
@@ -149,8 +150,6 @@ u64 twheel_wheel_take_all(struct twheel_wheel *w, u64 now,
 void twheel_wheel_park(struct twheel_wheel *w, struct twheel_entry *e);
 u64 twheel_wheel_take_parked(struct twheel_wheel *w, struct list_head *list);
 int twheel_wheel_level_missing(const struct twheel_wheel *w);
-void twheel_wheel_give_level(struct twheel_wheel *w, unsigned int lvl,
-			     struct twheel_level *l);
 struct twheel_level *twheel_wheel_take_empty_level(struct twheel_wheel *w,
 						   bool top);
 
@@ -220,6 +219,20 @@ static inline u64 twheel_wheel_advance(struct twheel_wheel *w, u64 now,
 static inline bool twheel_wheel_empty(const struct twheel_wheel *w)
 {
 	return w->count == 0;
+}
+
+/**
+ * twheel_wheel_give_level() - give the wheel the slots of a level it lacks
+ * @w: the wheel
+ * @lvl: the level, below TWHEEL_LEVELS, which the wheel lacks
+ * @l: its slots, zeroed (all empty); the wheel owns them until
+ *     twheel_wheel_take_empty_level() hands them back
+ */
+static inline void twheel_wheel_give_level(struct twheel_wheel *w,
+					   unsigned int lvl,
+					   struct twheel_level *l)
+{
+	w->lvl[lvl] = l;
 }
 
 #endif /* _TWHEEL_WHEEL_H */

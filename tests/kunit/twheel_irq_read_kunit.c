@@ -3,7 +3,10 @@
  * KUnit suite of how the hrtimer callback and the task's cascades read a
  * shared table entry (twheel_irq.c, struct twheel_irq_rekey): on a clock
  * without a namespace offset a stored tick is compared as the wheel's own
- * tick; that reading must give what the full time arithmetic gives.
+ * tick; that reading must give what the full time arithmetic gives. When
+ * the first timer due expires (its entry neither pushes nor cancels it),
+ * the callback reads no further and leaves the wheel as it is to the task
+ * it wakes, which reads every entry: the same records and placings.
  */
 #include <kunit/test.h>
 #include <linux/rcupdate.h>
@@ -83,8 +86,46 @@ static void twheel_irq_fast_agrees(struct kunit *test)
 	twheel_ctx_destroy(ctx);
 }
 
+/*
+ * A due first in line expires, B (pushed) and C (cancelled) share its
+ * tick: the callback wakes (returns false) with the wheel untouched (its
+ * clock, B's deadline, nothing parked); the woken task's update does it
+ * all: A's record, B placed for tick 30, C ended as cancelled.
+ */
+static void twheel_irq_first_expires(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_table(test);
+	struct ctx_records *r = ctx_recs(test);
+	struct twheel_info info = { };
+	u64 a, b, c;
+
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, 10 * MS, 0, CLOCK_MONOTONIC,
+				      &a), 0);
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 2, 10 * MS, 0, CLOCK_MONOTONIC,
+				      &b), 0);
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 3, 10 * MS, 0, CLOCK_MONOTONIC,
+				      &c), 0);
+	store(ctx, b, TWHEEL_TABLE_DEADLINE(b, 30));
+	store(ctx, c, TWHEEL_TABLE_CANCELLED(c));
+	KUNIT_EXPECT_FALSE(test, twheel_irq_run(twheel_ctx_timers(ctx),
+						mono(ctx), 10 * MS));
+	KUNIT_EXPECT_EQ(test, mono(ctx)->wheel.clk, 0ULL);
+	KUNIT_EXPECT_EQ(test, ctx_query(ctx, b).expires_ns, 10 * MS);
+	KUNIT_EXPECT_TRUE(test, list_empty(&mono(ctx)->wheel.parked));
+	ctx_advance(test, ctx, 10 * MS);
+	KUNIT_ASSERT_EQ(test, twheel_ctx_read(ctx, 16, ctx_emit, r), 1L);
+	KUNIT_EXPECT_EQ(test, r->ev[0].id, a);
+	KUNIT_EXPECT_EQ(test, r->ev[0].time_ns, 10 * MS);
+	KUNIT_EXPECT_EQ(test, ctx_query(ctx, b).expires_ns, 30 * MS);
+	twheel_ctx_info(ctx, &info);
+	KUNIT_EXPECT_EQ(test, info.cancelled, 1ULL);
+	KUNIT_EXPECT_EQ(test, info.timers, 1ULL);
+	twheel_ctx_destroy(ctx);
+}
+
 static struct kunit_case twheel_irq_read_cases[] = {
 	KUNIT_CASE(twheel_irq_fast_agrees),
+	KUNIT_CASE(twheel_irq_first_expires),
 	{}
 };
 

@@ -37,16 +37,20 @@ static __maybe_unused int wref_check_count(struct wref *r)
 static int wref_check_expires(struct wref *r, u64 now)
 {
 	const struct wref_obj *o = r->nlive ? &r->obj[r->ord[0]] : NULL;
-	bool want, got = twheel_wheel_expires(r->w, now);
+	struct twheel_entry *got = twheel_wheel_expires(r->w, now);
+	bool want;
 
 	want = list_empty(&r->w->cascade) && o &&
 	       (o->eff <= r->clk ||
 		(!((o->expires ^ r->clk) >> TWHEEL_LVL_BITS) &&
 		 o->expires <= now));
-	if (got != want)
-		return WREF_FAIL(r, "expires(%llu) = %d, want %d (clk %llu, %u live, earliest deadline %llu)",
-				 now, got, want, r->clk, r->nlive,
-				 o ? o->expires : 0ULL);
+	/* When it names one, the entry handed back first: the earliest. */
+	if (got != (want ? &o->ent : NULL))
+		return WREF_FAIL(r, "expires(%llu) = %s, want %s (clk %llu, %u live, earliest deadline %llu)",
+				 now, !got ? "none" : got == &o->ent ?
+				 "the earliest" : "another entry",
+				 want ? "the earliest" : "none", r->clk,
+				 r->nlive, o ? o->expires : 0ULL);
 	return 0;
 }
 

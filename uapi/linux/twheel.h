@@ -148,9 +148,10 @@
  * once the task using the fd has allocated the level (its waiting thread
  * is woken for that, once per level). Both in the callback of the fd's
  * timer for that clock (an hrtimer; on the alarm clocks the alarmtimer)
- * when it can (a later deadline or a cancel then wakes nobody), else in
- * the task that advances the wheel (see "Delivery"); only entries whose
- * value it can act on change anything:
+ * when it can (a later deadline or a cancel then wakes nobody; a tick
+ * whose first timer in line expires it leaves whole to the task it wakes
+ * for that timer), else in the task that advances the wheel (see
+ * "Delivery"); only entries whose value it can act on change anything:
  *
  * - one-shot timer, a deadline D whose time is after the present and
  *   after the deadline the timer is placed for (at its tick: after the
