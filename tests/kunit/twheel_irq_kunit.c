@@ -160,12 +160,7 @@ static void twheel_irq_parked_then_ioctl(struct kunit *test)
 	u32 result = 0;
 	u64 a, b, c;
 
-	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, 10 * MS, 0, CLOCK_MONOTONIC,
-				      &a), 0);
-	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 2, 10 * MS, 0, CLOCK_MONOTONIC,
-				      &b), 0);
-	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 3, 10 * MS, 0, CLOCK_MONOTONIC,
-				      &c), 0);
+	ctx_add3(test, ctx, 10 * MS, &a, &b, &c);
 	store(ctx, a, TWHEEL_TABLE_CANCELLED(a));
 	store(ctx, c, TWHEEL_TABLE_CANCELLED(c));
 	manual_to(ctx, 10 * MS);
@@ -317,12 +312,7 @@ static void twheel_irq_expiry_falls_back(struct kunit *test)
 	int seq;
 
 	/* B first in line: the callback reads on (see twheel_irq_read). */
-	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 2, 10 * MS, 0, CLOCK_MONOTONIC,
-				      &b), 0);
-	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, 10 * MS, 0, CLOCK_MONOTONIC,
-				      &a), 0);
-	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 3, 10 * MS, 0, CLOCK_MONOTONIC,
-				      &c), 0);
+	ctx_add3(test, ctx, 10 * MS, &b, &a, &c);
 	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 4, 10 * MS, 0, CLOCK_MONOTONIC,
 				      &d), 0);
 	store(ctx, b, TWHEEL_TABLE_DEADLINE(b, 30));

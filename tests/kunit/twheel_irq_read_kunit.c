@@ -99,12 +99,7 @@ static void twheel_irq_first_expires(struct kunit *test)
 	struct twheel_info info = { };
 	u64 a, b, c;
 
-	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, 10 * MS, 0, CLOCK_MONOTONIC,
-				      &a), 0);
-	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 2, 10 * MS, 0, CLOCK_MONOTONIC,
-				      &b), 0);
-	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 3, 10 * MS, 0, CLOCK_MONOTONIC,
-				      &c), 0);
+	ctx_add3(test, ctx, 10 * MS, &a, &b, &c);
 	store(ctx, b, TWHEEL_TABLE_DEADLINE(b, 30));
 	store(ctx, c, TWHEEL_TABLE_CANCELLED(c));
 	KUNIT_EXPECT_FALSE(test, twheel_irq_run(twheel_ctx_timers(ctx),

@@ -73,6 +73,18 @@ ctx_add(struct twheel_ctx *ctx, u64 cookie, s64 ns, u32 flags, u32 clock,
 	return ret;
 }
 
+/*
+ * Three timers on CLOCK_MONOTONIC due @ns from the present, added in that
+ * order (cookies 1, 2, 3): *@a is first in line at their tick.
+ */
+static inline void ctx_add3(struct kunit *test, struct twheel_ctx *ctx,
+			    s64 ns, u64 *a, u64 *b, u64 *c)
+{
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, ns, 0, CLOCK_MONOTONIC, a), 0);
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 2, ns, 0, CLOCK_MONOTONIC, b), 0);
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 3, ns, 0, CLOCK_MONOTONIC, c), 0);
+}
+
 /* MODIFY to an absolute deadline: its error. */
 static noinline __maybe_unused int ctx_modify(struct twheel_ctx *ctx, u64 id,
 					      s64 ns)

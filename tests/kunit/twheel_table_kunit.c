@@ -76,12 +76,7 @@ static void twheel_table_push_back_and_cancel(struct kunit *test)
 	struct twheel_info info = { };
 	u64 a, b, c;
 
-	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, 10 * MS, 0, CLOCK_MONOTONIC,
-				      &a), 0);
-	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 2, 10 * MS, 0, CLOCK_MONOTONIC,
-				      &b), 0);
-	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 3, 10 * MS, 0, CLOCK_MONOTONIC,
-				      &c), 0);
+	ctx_add3(test, ctx, 10 * MS, &a, &b, &c);
 	WRITE_ONCE(*entry_of(ctx, a), TWHEEL_TABLE_DEADLINE(a, 30));
 	WRITE_ONCE(*entry_of(ctx, b), TWHEEL_TABLE_CANCELLED(b));
 	/* Earlier than placed: a store never moves a timer forward. */
