@@ -135,19 +135,24 @@ static enum twheel_irq_act twheel_irq_act(struct twheel_irq_rekey *r,
  * Does @e, the first entry an advance hands back (NULL: none), expire
  * there? Always on a set without a table (@r NULL); with one, when its
  * entry neither cancels it nor moves it later (twheel_irq_act(), whose
- * reading is made again by whoever advances the wheel).
+ * reading is made again by whoever advances the wheel). Not asked of a
+ * large timer: the reading of a later deadline sets its deadline_ns
+ * (twheel_irq_later_tick()), which only the move that follows may do.
  */
 static bool twheel_irq_expiring(struct twheel_irq_rekey *r,
 				struct twheel_entry *e)
 {
+	struct twheel_timer *t;
 	u64 tick;
 	bool leave;
 
 	if (!e || !r)
 		return e;
+	t = container_of(e, struct twheel_timer, entry);
+	if (READ_ONCE(t->word) & TWHEEL_TIMER_BIG)
+		return false;
 	rcu_read_lock();
-	leave = twheel_irq_act(r, container_of(e, struct twheel_timer, entry),
-			       &tick) == TWHEEL_IRQ_LEAVE;
+	leave = twheel_irq_act(r, t, &tick) == TWHEEL_IRQ_LEAVE;
 	rcu_read_unlock();
 	return leave;
 }

@@ -6,13 +6,17 @@
  * tick; that reading must give what the full time arithmetic gives. When
  * the first timer due expires (its entry neither pushes nor cancels it),
  * the callback reads no further and leaves the wheel as it is to the task
- * it wakes, which reads every entry: the same records and placings.
+ * it wakes, which reads every entry: the same records and placings. A
+ * large timer first in line is not read ahead: the reading would set its
+ * deadline before the move that may not follow.
  */
 #include <kunit/test.h>
+#include <linux/jiffies.h>
 #include <linux/rcupdate.h>
 
 #include "twheel_irq.h"
 #include "twheel_kunit.h"
+#include "twheel_user.h"
 
 /*
  * Without a namespace offset the callback reads a stored tick as the
@@ -118,9 +122,53 @@ static void twheel_irq_first_expires(struct kunit *test)
 	twheel_ctx_destroy(ctx);
 }
 
+/*
+ * A large one-shot timer (periodic, then modified to one-shot) first in
+ * line, pushed to tick 30, and a user with no callback budget left: the
+ * callback moves nothing and wakes, and the timer's deadline is still the
+ * one it is placed for (10 ms) until the task's update moves it.
+ */
+static void twheel_irq_big_first_kept(struct kunit *test)
+{
+	struct twheel_op op = {
+		.op = TWHEEL_OP_ADD, .expires_ns = 10 * MS,
+		.period_ns = 10 * MS, .clock = CLOCK_MONOTONIC,
+	};
+	struct twheel_user *u = twheel_user_open();
+	struct twheel_ptimer *pt;
+	struct twheel_ctx *ctx;
+	unsigned long sec, end;
+	int tries = 3;
+	s64 dl;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(u));
+	do {
+		ctx = ctx_table(test);
+		KUNIT_ASSERT_EQ(test, ctx_do(ctx, &op, NULL), 0);
+		KUNIT_ASSERT_EQ(test, ctx_modify(ctx, op.id, 10 * MS), 0);
+		pt = twheel_ptimer(twheel_ids_find(&twheel_ctx_timers(ctx)->ids,
+						   op.id));
+		KUNIT_ASSERT_NOT_NULL(test, pt);
+		KUNIT_ASSERT_EQ(test, (u64)pt->period_ns, 0ULL);
+		store(ctx, op.id, TWHEEL_TABLE_DEADLINE(op.id, 30));
+		twheel_ctx_timers(ctx)->user = u;
+		sec = jiffies / HZ;
+		twheel_user_irq_charge(u, TWHEEL_IRQ_RATE);
+		KUNIT_EXPECT_FALSE(test, twheel_irq_run(twheel_ctx_timers(ctx),
+							mono(ctx), 10 * MS));
+		end = jiffies / HZ;
+		dl = pt->deadline_ns;
+		twheel_ctx_timers(ctx)->user = NULL;
+		twheel_ctx_destroy(ctx);
+	} while (sec != end && --tries);
+	KUNIT_EXPECT_EQ(test, dl, 10 * MS);
+	twheel_user_close(u, 0);
+}
+
 static struct kunit_case twheel_irq_read_cases[] = {
 	KUNIT_CASE(twheel_irq_fast_agrees),
 	KUNIT_CASE(twheel_irq_first_expires),
+	KUNIT_CASE(twheel_irq_big_first_kept),
 	{}
 };
 
