@@ -139,6 +139,7 @@ static void twheel_irq_big_first_kept(struct kunit *test)
 	struct twheel_ctx *ctx;
 	unsigned long sec, end;
 	int tries = 3;
+	bool done;
 	s64 dl;
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(u));
@@ -154,13 +155,15 @@ static void twheel_irq_big_first_kept(struct kunit *test)
 		twheel_ctx_timers(ctx)->user = u;
 		sec = jiffies / HZ;
 		twheel_user_irq_charge(u, TWHEEL_IRQ_RATE);
-		KUNIT_EXPECT_FALSE(test, twheel_irq_run(twheel_ctx_timers(ctx),
-							mono(ctx), 10 * MS));
+		done = twheel_irq_run(twheel_ctx_timers(ctx), mono(ctx),
+				      10 * MS);
 		end = jiffies / HZ;
 		dl = pt->deadline_ns;
 		twheel_ctx_timers(ctx)->user = NULL;
 		twheel_ctx_destroy(ctx);
 	} while (sec != end && --tries);
+	/* Judged on a try within one second of the user's budget. */
+	KUNIT_EXPECT_FALSE(test, done);
 	KUNIT_EXPECT_EQ(test, dl, 10 * MS);
 	twheel_user_close(u, 0);
 }
