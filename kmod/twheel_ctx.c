@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * twheel_ctx.c - one timer set: its life, its lock, the update of its
- * wheels by the task that uses it, its records handed to read(), and the
- * set-wide requests that change it (SUBMIT's locking loop, CONFIG,
- * ADVANCE, the table's mapping). What it shows (LIST, INFO, fdinfo) is in
- * twheel_ctx_show.c.
+ * wheels by the task that uses it, and the set-wide requests that change
+ * it (SUBMIT's locking loop, CONFIG, ADVANCE). Its records handed over
+ * (read, the ring, the mappings) are in twheel_ctx_read.c; what it shows
+ * (LIST, INFO, fdinfo) is in twheel_ctx_show.c.
  *
  * Layering: the device (twheel_dev.c) calls this file; this file calls
  * the timers (twheel_timer.c, twheel_op.c) and, for what is set-wide
@@ -292,6 +292,7 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_create);
 void twheel_ctx_destroy(struct twheel_ctx *ctx)
 {
 	twheel_timers_destroy(&ctx->timers);
+	twheel_ring_free(&ctx->ring);
 	twheel_stat_add(closed, 1);
 	kfree(ctx->spare_ops);
 	mutex_destroy(&ctx->lock);
@@ -440,19 +441,20 @@ int twheel_ctx_modify(struct twheel_ctx *ctx, struct twheel_op *op,
 }
 
 /**
- * twheel_ctx_config() - set the tick, the clock, the maximum of timers
- *                       and the table before the first timer
+ * twheel_ctx_config() - set the tick, the clock, the maximum of timers,
+ *                       the table and the ring before the first timer
  * @ctx: the context; the caller does not hold the lock
  * @tick_ns: the tick, TWHEEL_MIN_TICK_NS to TWHEEL_MAX_TICK_NS
  * @flags: TWHEEL_CONFIG_MANUAL: run every clock on the manual clock,
  *         starting at 0; TWHEEL_CONFIG_TABLE: a shared timer table of one
  *         entry per timer; TWHEEL_CONFIG_CLOCK_SET: a record of each wall
- *         clock set (none on a manual clock); other bits are ignored
+ *         clock set (none on a manual clock); TWHEEL_CONFIG_RING: a
+ *         record ring, empty; other bits are ignored
  * @max_timers: the most live timers, at most the maximum the context was
  *              created with; 0 for that maximum
  *
  * Return: 0; -EINVAL for a tick or a maximum out of range; -EBUSY once a
- * timer was created or the table was mapped; -ENOMEM.
+ * timer was created or the table or the ring was mapped; -ENOMEM.
  */
 int twheel_ctx_config(struct twheel_ctx *ctx, u64 tick_ns, u32 flags,
 		      u64 max_timers)
@@ -466,7 +468,7 @@ int twheel_ctx_config(struct twheel_ctx *ctx, u64 tick_ns, u32 flags,
 		return -EINVAL;
 	max_timers = max_timers ?: ctx->max_timers;
 	mutex_lock(&ctx->lock);
-	if (tm->used || tm->table.mapped) {
+	if (tm->used || tm->table.mapped || ctx->ring.mapped) {
 		ret = -EBUSY;
 		goto out;
 	}
@@ -489,6 +491,16 @@ int twheel_ctx_config(struct twheel_ctx *ctx, u64 tick_ns, u32 flags,
 			goto out;
 		}
 	}
+	if (flags & TWHEEL_CONFIG_RING) {
+		ret = twheel_ring_alloc(&ctx->ring);
+		if (ret) {
+			twheel_table_free(&tab);
+			goto out;
+		}
+		/* Records of sets before this configuration go with it. */
+		twheel_ring_clear(&ctx->ring);
+	}
+	WRITE_ONCE(ctx->ring.on, flags & TWHEEL_CONFIG_RING);
 	/* The old table's entries hold nothing: no timer was ever added. */
 	twheel_table_free(&tm->table);
 	tm->table = tab;
@@ -548,151 +560,6 @@ int twheel_ctx_advance(struct twheel_ctx *ctx, u64 delta_ns,
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_advance);
-
-/*
- * Caller holds the lock, released here: hand over up to @max queued
- * records (TWHEEL_CHUNK at most), as twheel_ctx_read_in() says.
- */
-static long twheel_ctx_take(struct twheel_ctx *ctx, u64 max,
-			    int (*emit)(void *arg,
-					const struct twheel_event *ev, u32 n),
-			    void *arg, struct twheel_read *rd)
-{
-	struct twheel_timers *tm = &ctx->timers;
-	struct twheel_event ev[TWHEEL_READ_BATCH];
-	s64 now[TWHEEL_NR_CLOCKS];
-	u8 valid = 0;
-	u64 n = 0;
-	int ret = 0;
-	u32 k, i;
-
-	lockdep_assert_held(&ctx->lock);
-	while (n < max && n < TWHEEL_CHUNK) {
-		k = twheel_timers_peek(tm, ev,
-				       min3(max - n, TWHEEL_CHUNK - n,
-					    (u64)TWHEEL_READ_BATCH),
-				       now, &valid, rd ? rd->first : NULL,
-				       rd ? rd->seen : 0);
-		if (!k)
-			break;
-		ret = emit(arg, ev, k);
-		if (ret <= 0)
-			break;
-		/* Only the records taken leave the queue. */
-		twheel_timers_take(tm, ret, now);
-		n += ret;
-		if (ret < k)
-			break;
-	}
-	/* The earliest presents the read's periodic timers were put back at. */
-	if (rd && n) {
-		for (i = 0; i < TWHEEL_NR_CLOCKS; i++) {
-			if (!(valid & BIT(i)))
-				continue;
-			if (!(rd->seen & BIT(i)) || now[i] < rd->first[i])
-				rd->first[i] = now[i];
-			rd->seen |= BIT(i);
-		}
-	}
-	twheel_stat_add(read, n);
-	twheel_ctx_unlock(ctx);
-	return n ? n : ret;
-}
-
-/**
- * twheel_ctx_read_in() - hand over queued records, oldest first: one call
- *                        of a read(2) that may make several
- * @ctx: the context; the caller does not hold the lock
- * @rd: the read, zeroed before its first call; NULL for a read of one call
- * @max: the most records to hand over
- * @emit: called under the lock with @arg and up to TWHEEL_READ_BATCH
- *        records, in order (must not sleep); returns how many of them it
- *        took (the first ones), or a negative errno when it took none;
- *        only records it took are consumed
- * @arg: for @emit
- * @nowait: never sleep: the lock taken only if it is free, and at most one
- *          chunk of wheel work done (twheel_ctx_trylock_update())
- *
- * Advances the wheels first if an hrtimer fired, until a record is queued.
- * Hands over at most TWHEEL_CHUNK records in one call. The records are
- * gathered TWHEEL_READ_BATCH at a time on the stack, so that @emit copies
- * them out together.
- *
- * Once the read took records, a later call hands over no record of a
- * periodic timer for a deadline after the earliest present at which the
- * read took records on that timer's clock (@rd->first): it stops before
- * it, leaving it and the records after it for the next read. A periodic
- * timer whose record the read took went back into the wheel for a
- * deadline after that present; should the deadline pass while the read
- * goes on (the wheels are advanced again when the queue runs dry), one
- * read would otherwise hold two records of one timer, and the reader's
- * answer to the first (a cancel, a modify) could not retract the second.
- *
- * Return: the number of records handed over; 0 when none is queued; or,
- * when @emit failed on the first one, what it returned; with @nowait,
- * -EAGAIN when the lock was taken or more than one chunk of wheel work
- * was due.
- */
-long twheel_ctx_read_in(struct twheel_ctx *ctx, struct twheel_read *rd,
-			u64 max,
-			int (*emit)(void *arg, const struct twheel_event *ev,
-				    u32 n),
-			void *arg, bool nowait)
-{
-	if (!nowait)
-		twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_RECORD);
-	else if (!twheel_ctx_trylock_update(ctx, TWHEEL_UPDATE_RECORD))
-		return -EAGAIN;
-	return twheel_ctx_take(ctx, max, emit, arg, rd);
-}
-EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_read_in);
-
-/**
- * twheel_ctx_mmap() - allow a mapping of the table
- * @ctx: the context; the caller does not hold the lock
- * @pgoff: the mapping's first page in the table
- * @pages: its length in pages
- *
- * Marks the table mapped: the configuration is fixed from now on.
- *
- * Return: 0; -ENODEV when the context has no table; -EINVAL when the
- * mapping does not start at 0 or goes beyond the table.
- */
-int twheel_ctx_mmap(struct twheel_ctx *ctx, u64 pgoff, u64 pages)
-{
-	struct twheel_table *tab = &ctx->timers.table;
-	int ret = 0;
-
-	mutex_lock(&ctx->lock);
-	if (!twheel_table_on(tab))
-		ret = -ENODEV;
-	else if (pgoff || pages > tab->size_pages)
-		ret = -EINVAL;
-	else
-		tab->mapped = true;
-	mutex_unlock(&ctx->lock);
-	return ret;
-}
-EXPORT_SYMBOL_IF_KUNIT(twheel_ctx_mmap);
-
-/**
- * twheel_ctx_table_page() - a page of the table, for a page fault
- * @ctx: the context; the caller does not hold the lock (it may hold the
- *       mm's lock: this lock nests inside it)
- * @pgoff: the page's number in the table
- *
- * Return: the page with a reference for the caller, or NULL when it is
- * not backed (yet: an entry is backed before its id is handed out).
- */
-struct page *twheel_ctx_table_page(struct twheel_ctx *ctx, u64 pgoff)
-{
-	struct page *page;
-
-	mutex_lock(&ctx->lock);
-	page = twheel_table_page(&ctx->timers.table, pgoff);
-	mutex_unlock(&ctx->lock);
-	return page;
-}
 
 /**
  * twheel_ctx_cache_init() - create the slab caches: the contexts' here,

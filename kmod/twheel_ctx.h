@@ -67,7 +67,8 @@ void twheel_ctx_unlock(struct twheel_ctx *ctx);
 int twheel_ctx_config(struct twheel_ctx *ctx, u64 tick_ns, u32 flags,
 		      u64 max_timers);
 int twheel_ctx_mmap(struct twheel_ctx *ctx, u64 pgoff, u64 pages);
-struct page *twheel_ctx_table_page(struct twheel_ctx *ctx, u64 pgoff);
+struct page *twheel_ctx_map_page(struct twheel_ctx *ctx, u64 pgoff);
+bool twheel_ctx_poll(struct twheel_ctx *ctx);
 int twheel_ctx_advance(struct twheel_ctx *ctx, u64 delta_ns,
 		       int (*out)(void *arg, s64 now_ns), void *arg);
 u32 twheel_ctx_submit(struct twheel_ctx *ctx, struct twheel_op *ops, u32 nr,

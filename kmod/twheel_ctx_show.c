@@ -82,7 +82,8 @@ void twheel_ctx_info(struct twheel_ctx *ctx, struct twheel_info *info)
 	info->config_flags = (tm->clocks.manual ? TWHEEL_CONFIG_MANUAL : 0) |
 			     (twheel_table_on(&tm->table) ?
 			      TWHEEL_CONFIG_TABLE : 0) |
-			     (tm->set_records ? TWHEEL_CONFIG_CLOCK_SET : 0);
+			     (tm->set_records ? TWHEEL_CONFIG_CLOCK_SET : 0) |
+			     (ctx->ring.on ? TWHEEL_CONFIG_RING : 0);
 	info->table_size = (u64)tm->table.size_pages * PAGE_SIZE;
 	info->cancelled = tm->table_cancelled;
 	twheel_ctx_unlock(ctx);

@@ -166,7 +166,8 @@ static long twheel_ioctl_config(struct twheel_ctx *ctx, void __user *uarg,
 	if (ret)
 		return ret;
 	if (req.flags & ~(TWHEEL_CONFIG_MANUAL | TWHEEL_CONFIG_MAX_TIMERS |
-			  TWHEEL_CONFIG_TABLE | TWHEEL_CONFIG_CLOCK_SET) ||
+			  TWHEEL_CONFIG_TABLE | TWHEEL_CONFIG_CLOCK_SET |
+			  TWHEEL_CONFIG_RING) ||
 	    req.__reserved ||
 	    (!(req.flags & TWHEEL_CONFIG_MAX_TIMERS) && req.max_timers))
 		return -EINVAL;
@@ -237,7 +238,7 @@ static long twheel_ioctl_info(struct twheel_ctx *ctx, void __user *uarg,
 			TWHEEL_FEATURE_RELATIVE_WALL |
 			TWHEEL_FEATURE_MISSED | TWHEEL_FEATURE_FD_MAX_TIMERS |
 			TWHEEL_FEATURE_TABLE | TWHEEL_FEATURE_ALARM |
-			TWHEEL_FEATURE_CLOCK_SET |
+			TWHEEL_FEATURE_CLOCK_SET | TWHEEL_FEATURE_RING |
 			(IS_ENABLED(CONFIG_IO_URING) ? TWHEEL_FEATURE_URING : 0);
 	info.ioctls = BIT_ULL(_IOC_NR(TWHEEL_IOC_INFO)) |
 		      BIT_ULL(_IOC_NR(TWHEEL_IOC_ADD)) |
@@ -486,28 +487,25 @@ static __poll_t twheel_poll(struct file *file, poll_table *wait)
 
 	poll_wait(file, twheel_ctx_wqh(ctx), wait);
 	/*
-	 * Exact: readable only with a record queued. After an hrtimer fired,
-	 * advance the wheels (in this task) until a record is queued or
-	 * nothing more is due.
+	 * Exact: readable only with a record queued, or one in the ring.
+	 * After an hrtimer fired, advance the wheels (in this task) until a
+	 * record is queued or nothing more is due; fill the ring.
 	 */
-	if (!twheel_ctx_readable(ctx) && twheel_ctx_fired(ctx)) {
-		twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_RECORD);
-		twheel_ctx_unlock(ctx);
-	}
-	return twheel_ctx_readable(ctx) ? EPOLLIN | EPOLLRDNORM : 0;
+	return twheel_ctx_poll(ctx) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
 /*
- * A page of the shared timer table, on first touch. The mapping holds the
- * file, so the context outlives it; the page is the table's own (never
- * page cache), kept in the mapping with the reference taken here.
+ * A page of the shared timer table or of the record ring, on first touch.
+ * The mapping holds the file, so the context outlives it; the page is the
+ * table's or the ring's own (never page cache), kept in the mapping with
+ * the reference taken here.
  */
 static vm_fault_t twheel_table_fault(struct vm_fault *vmf)
 {
 	struct twheel_ctx *ctx = vmf->vma->vm_file->private_data;
 	struct page *page;
 
-	page = twheel_ctx_table_page(ctx, vmf->pgoff);
+	page = twheel_ctx_map_page(ctx, vmf->pgoff);
 	if (!page)
 		return VM_FAULT_SIGBUS;
 	vmf->page = page;
@@ -521,7 +519,8 @@ static const struct vm_operations_struct twheel_table_vm_ops = {
 };
 
 /*
- * The shared timer table: MAP_SHARED, readable and writable, never
+ * The shared timer table (offset 0) and the record ring (at
+ * TWHEEL_RING_OFFSET): MAP_SHARED, readable and writable, never
  * executable (nor made so later), never grown by mremap(), not dumped.
  */
 static int twheel_mmap(struct file *file, struct vm_area_struct *vma)

@@ -39,16 +39,17 @@ struct twheel_user;
  * six clock bases (512 each) with all 11 wheel levels (520 each: 512 and
  * 8), its SUBMIT and LIST buffers and its id index's last page, not yet
  * full (4104 each), its shared table's last page, not yet full (4096: a
- * page), its clock-set state once it watches wall clock sets (two objects
- * of at most 72), its struct file (376: 320 on PREEMPT_RT, 8, and the
- * security modules' blob, 48), the per-user entries its open may create
- * (one per user namespace level, at most 33 of 72 bytes: 64 and 8): 57208
- * bytes, rounded up. A slot: its largest timer (56) and its share of the
+ * page), its record ring (8192: struct twheel_ring in two pages), its
+ * clock-set state once it watches wall clock sets (two objects of at
+ * most 72), its struct file (376: 320 on PREEMPT_RT, 8, and the security
+ * modules' blob, 48), the per-user entries its open may create (one per
+ * user namespace level, at most 33 of 72 bytes: 64 and 8): 65400 bytes,
+ * rounded up. A slot: its largest timer (56) and its share of the
  * array (14.03), the slot (8), its table entry (8), its shares of the
  * index's and the table's page arrays (under 0.07): 86.1 bytes, rounded
  * up.
  */
-#define TWHEEL_FD_MAX_BYTES	(56 * 1024)
+#define TWHEEL_FD_MAX_BYTES	(64 * 1024)
 #define TWHEEL_TIMER_MAX_BYTES	88
 
 struct twheel_user *twheel_user_open(void);

@@ -26,7 +26,7 @@
  * kernel memory an fd and a timer slot may hold, from which the defaults
  * are derived (keep in step with the module).
  */
-#define FD_MAX_BYTES	57344LL
+#define FD_MAX_BYTES	65536LL
 #define TIMER_MAX_BYTES	88LL
 
 #define NOBODY		65534

@@ -217,6 +217,43 @@
  * Once the table was mapped, TWHEEL_IOC_CONFIG fails with EBUSY, also
  * after every mapping is unmapped.
  *
+ * The record ring (TWHEEL_CONFIG_RING; TWHEEL_FEATURE_RING): records
+ * without a read(2). An fd configured with TWHEEL_CONFIG_RING has a
+ * struct twheel_ring (below) in memory the kernel allocates (charged to
+ * the opener's memory cgroup, part of what an fd holds), which mmap(2)
+ * maps at offset TWHEEL_RING_OFFSET. When the fd is polled (poll(2),
+ * select(2), epoll_wait(2), io_uring's poll), the kernel first brings its
+ * wheels up to date as for a read, then moves queued records, oldest
+ * first, into the ring while it has room: each one ends there as if
+ * read(2) had returned it (it no longer counts in struct
+ * twheel_info.queued; a periodic timer's next deadline is set then). It
+ * writes a record into events[tail % TWHEEL_RING_ENTRIES], then, after
+ * the records, the new tail (a store-release); the program reads the
+ * records from its head up to the tail (a load-acquire of tail), then
+ * stores the new head (a store-release). The ring has room for
+ * TWHEEL_RING_ENTRIES - (tail - head) records, counted modulo 2^32; a
+ * head for which tail - head is above TWHEEL_RING_ENTRIES (garbage, or a
+ * head ahead of the tail) leaves it no room: records stay queued, for
+ * read(2) or for a poll once the head is right again. The kernel reads
+ * only head, once per poll that has records to move, never trusts it
+ * beyond that, and keeps its own tail: what the program stores into
+ * tail or into events[] is overwritten or ignored. The records in the
+ * ring come before those still queued, which read(2) returns as before
+ * (it takes nothing from the ring). Nothing moves records into the ring
+ * but a poll: no read(2), ioctl, or expiry does. The fd is readable
+ * (EPOLLIN) while head differs from tail or a record is queued; so a
+ * level-triggered epoll reports it until the program has moved its head
+ * to the tail, and the next epoll_wait(2) after that fills the ring
+ * again when records wait. With EPOLLET, as for any fd, records left
+ * queued (the ring full) wake nobody again: read them with read(2), or
+ * poll the fd once more after emptying the ring.
+ *
+ * The ring's mapping: offset TWHEEL_RING_OFFSET, a length up to
+ * sizeof(struct twheel_ring) rounded up to the page size, with the
+ * table's rules otherwise (MAP_SHARED; EPERM for PROT_EXEC; EINVAL for a
+ * longer length or another offset in the ring; ENODEV on an fd without a
+ * ring). Once the ring was mapped, TWHEEL_IOC_CONFIG fails with EBUSY.
+ *
  * ABI version 2 (TWHEEL_VERSION 0.3) changed version 1: clocks are
  * clockid_t values (version 1 had its own numbering); struct twheel_add
  * gained period_ns (its 32-byte version 1 form is EINVAL); the cancel
@@ -605,12 +642,14 @@ struct twheel_uring_cmd {
 
 /*
  * struct twheel_config.flags: the fd's clock is manual; max_timers is
- * given; the fd has a shared timer table.
+ * given; the fd has a shared timer table; it has records of wall clock
+ * sets; it has a record ring.
  */
 #define TWHEEL_CONFIG_MANUAL		0x00000001U
 #define TWHEEL_CONFIG_MAX_TIMERS	0x00000002U
 #define TWHEEL_CONFIG_TABLE		0x00000004U
 #define TWHEEL_CONFIG_CLOCK_SET		0x00000008U
+#define TWHEEL_CONFIG_RING		0x00000010U
 
 /*
  * The shared timer table's entries (see "The shared timer table" above).
@@ -630,7 +669,8 @@ struct twheel_uring_cmd {
  * @tick_ns: in: the fd's tick, TWHEEL_MIN_TICK_NS (1 us) to
  *	TWHEEL_MAX_TICK_NS (1 s); else EINVAL
  * @flags: in: TWHEEL_CONFIG_MANUAL, TWHEEL_CONFIG_MAX_TIMERS,
- *	TWHEEL_CONFIG_TABLE, TWHEEL_CONFIG_CLOCK_SET; other bits are EINVAL
+ *	TWHEEL_CONFIG_TABLE, TWHEEL_CONFIG_CLOCK_SET, TWHEEL_CONFIG_RING;
+ *	other bits are EINVAL
  * @__reserved: in: must be 0
  * @max_timers: in: with TWHEEL_CONFIG_MAX_TIMERS, the most timers the fd
  *	may hold, as Netty's maxPendingTimeouts: 1 up to the maximum it was
@@ -642,8 +682,8 @@ struct twheel_uring_cmd {
  *
  * Allowed only before the fd's first timer is added (EBUSY after, even
  * once that timer is gone); it may be repeated before, the last one
- * counts. ENOMEM (nothing changed) when the memory of a table cannot be
- * allocated.
+ * counts. ENOMEM (nothing changed) when the memory of a table or a ring
+ * cannot be allocated.
  *
  * TWHEEL_CONFIG_MANUAL: the fd's timers, on whatever clock they are
  * added, all run on one manual clock that starts at 0 and moves only by
@@ -655,6 +695,11 @@ struct twheel_uring_cmd {
  * timer table" above) of as many entries as its maximum of timers, for
  * mmap(2); a configuration without the flag leaves the fd without one.
  * Once the table is mapped, the configuration is fixed (EBUSY).
+ *
+ * TWHEEL_CONFIG_RING: the fd has a record ring (see "The record ring"
+ * above), for mmap(2); a configuration without the flag leaves the fd
+ * without one. Once the ring is mapped, the configuration is fixed
+ * (EBUSY).
  *
  * TWHEEL_CONFIG_CLOCK_SET: the fd receives a record each time the wall
  * clock is set (as TWHEEL_CANCEL_ON_SET defines a set), ordered among
@@ -739,6 +784,34 @@ struct twheel_event {
 	__u32 flags;
 };
 
+/* The record ring's mmap(2) offset, and its size in records. */
+#define TWHEEL_RING_OFFSET	0x10000000000ULL
+#define TWHEEL_RING_ENTRIES	128U
+
+/**
+ * struct twheel_ring - the record ring, mapped at TWHEEL_RING_OFFSET (see
+ *	"The record ring" above)
+ * @head: in: the program's: the records before it are consumed; the
+ *	kernel reads it, never writes it (0 at first)
+ * @__pad1: unused: the kernel neither reads nor writes it
+ * @tail: out: the kernel's: it has written the records before it (0 at
+ *	first); stores into it are overwritten at the next record
+ * @__pad2: unused: the kernel neither reads nor writes it
+ * @events: out: record i is at events[i % TWHEEL_RING_ENTRIES], written by
+ *	the kernel before the tail passes it, not written again until the
+ *	head has passed it
+ *
+ * @head and @tail count records modulo 2^32, each in a cache line of its
+ * own.
+ */
+struct twheel_ring {
+	__u32 head;
+	__u32 __pad1[15];
+	__u32 tail;
+	__u32 __pad2[15];
+	struct twheel_event events[TWHEEL_RING_ENTRIES];
+};
+
 /* struct twheel_info.features */
 #define TWHEEL_FEATURE_PERIODIC		0x1ULL		/* period_ns */
 #define TWHEEL_FEATURE_TIMENS		0x2ULL		/* time namespaces */
@@ -750,6 +823,7 @@ struct twheel_event {
 #define TWHEEL_FEATURE_TABLE		0x80ULL		/* TWHEEL_CONFIG_TABLE */
 #define TWHEEL_FEATURE_ALARM		0x100ULL	/* *_ALARM clocks */
 #define TWHEEL_FEATURE_CLOCK_SET	0x200ULL	/* clock-set records */
+#define TWHEEL_FEATURE_RING		0x400ULL	/* TWHEEL_CONFIG_RING */
 
 /**
  * struct twheel_info - argument of TWHEEL_IOC_INFO: the handshake
@@ -764,9 +838,9 @@ struct twheel_event {
  * @clocks: out: bit (1 << clockid) set for each clock it takes
  * @min_tick_ns: out: TWHEEL_MIN_TICK_NS
  * @max_tick_ns: out: TWHEEL_MAX_TICK_NS
- * @config_flags: out: the fd's TWHEEL_CONFIG_MANUAL, TWHEEL_CONFIG_TABLE
- *	and TWHEEL_CONFIG_CLOCK_SET flags (its maximum of timers is
- *	@max_timers)
+ * @config_flags: out: the fd's TWHEEL_CONFIG_MANUAL, TWHEEL_CONFIG_TABLE,
+ *	TWHEEL_CONFIG_CLOCK_SET and TWHEEL_CONFIG_RING flags (its maximum of
+ *	timers is @max_timers)
  * @op_size: out: sizeof(struct twheel_op)
  * @status_size: out: sizeof(struct twheel_status)
  * @max_batch: out: TWHEEL_MAX_BATCH
