@@ -5,8 +5,9 @@
  * Each open(2) of /dev/twheel is an independent timer set. Timers are
  * scheduled, changed, cancelled and inspected with ioctl(2), one at a time
  * or in batches; poll/epoll/select report the fd readable (EPOLLIN |
- * EPOLLRDNORM) exactly while at least one expiry record is queued; read(2)
- * returns whole struct twheel_event records. (With EPOLLET, while records
+ * EPOLLRDNORM) exactly while at least one expiry record is queued, or,
+ * with a record ring (TWHEEL_CONFIG_RING), while its head is not at its
+ * tail; read(2) returns whole struct twheel_event records. (With EPOLLET, while records
  * stay unread, an internal timer event that queues no new record may
  * report the fd again.)
  *
