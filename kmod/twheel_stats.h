@@ -21,7 +21,7 @@
  * @created: timers created
  * @freed: timers freed (read, cancelled, or closed with their file)
  * @expired: expiry records queued
- * @read: records read
+ * @read: records read, or moved into a record ring
  */
 struct twheel_stats {
 	u64 opened;
