@@ -48,7 +48,8 @@ void s_config(struct th *th, struct sfd *f)
 		c.flags |= unknown_bits(th, TWHEEL_CONFIG_MANUAL |
 					 TWHEEL_CONFIG_MAX_TIMERS |
 					 TWHEEL_CONFIG_TABLE |
-					 TWHEEL_CONFIG_CLOCK_SET);
+					 TWHEEL_CONFIG_CLOCK_SET |
+					 TWHEEL_CONFIG_RING);
 		invalid = true;
 		break;
 	case 2:

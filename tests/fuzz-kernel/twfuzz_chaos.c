@@ -291,7 +291,8 @@ static void chaos_ioctl(struct th *th, int fd)
 		    in->tick_ns > TWHEEL_MAX_TICK_NS ||
 		    in->config_flags & ~(TWHEEL_CONFIG_MANUAL |
 					 TWHEEL_CONFIG_TABLE |
-					 TWHEEL_CONFIG_CLOCK_SET) ||
+					 TWHEEL_CONFIG_CLOCK_SET |
+					 TWHEEL_CONFIG_RING) ||
 		    (size >= sizeof(*in) &&
 		     !(in->config_flags & TWHEEL_CONFIG_TABLE) !=
 		     !in->table_size))

@@ -4,8 +4,9 @@
  * field's offset, natural alignment and signedness, each struct's size,
  * 8-byte alignment and no padding; the ioctl numbers and the header's
  * constants (flags, features, states, operations, the shared timer
- * table's macros, the clockids). The case layout prints the sizes and
- * checks that each command's size is its struct's.
+ * table's macros, the record ring's offset and size, the clockids). The
+ * case layout prints the sizes and checks that each command's size is its
+ * struct's.
  *
  * The rest of the ABI: abi_info (TWHEEL_IOC_INFO, fdinfo), abi_size,
  * abi_cmd, abi_fault, abi_add and abi_args (the ioctls' arguments);
@@ -148,6 +149,21 @@ NOPAD(twheel_event, 40, 8 + 8 + 8 + 8 + 4 + 4);
 SIGNED(twheel_event, time_ns);
 
 /*
+ * struct twheel_ring: 5 248 bytes, head and tail each in a 64-byte cache
+ * line of its own, then TWHEEL_RING_ENTRIES records.
+ */
+FIELD(twheel_ring, head, 0);
+FIELD(twheel_ring, tail, 64);
+_Static_assert(offsetof(struct twheel_ring, __pad1) == 4 &&
+	       offsetof(struct twheel_ring, __pad2) == 68 &&
+	       offsetof(struct twheel_ring, events) == 128, "twheel_ring");
+NOPAD(twheel_ring, 5248, 4 + 60 + 4 + 60 + 128 * 40);
+UNSIGNED(twheel_ring, head);
+UNSIGNED(twheel_ring, tail);
+_Static_assert(TWHEEL_RING_ENTRIES == 128 &&
+	       TWHEEL_RING_OFFSET == 0x10000000000ULL, "ring");
+
+/*
  * struct twheel_info: 112 bytes; the first 40 are version 1's, the first
  * 96 those of the module before the shared timer table.
  */
@@ -196,15 +212,16 @@ _Static_assert(TWHEEL_STATE_PENDING == 1 && TWHEEL_STATE_QUEUED == 2,
 _Static_assert(TWHEEL_OP_ADD == 1 && TWHEEL_OP_MODIFY == 2 &&
 	       TWHEEL_OP_CANCEL == 3 && TWHEEL_OP_QUERY == 4, "ops");
 _Static_assert(TWHEEL_CONFIG_MANUAL == 1 && TWHEEL_CONFIG_MAX_TIMERS == 2 &&
-	       TWHEEL_CONFIG_TABLE == 4 && TWHEEL_CONFIG_CLOCK_SET == 8,
-	       "config flags");
+	       TWHEEL_CONFIG_TABLE == 4 && TWHEEL_CONFIG_CLOCK_SET == 8 &&
+	       TWHEEL_CONFIG_RING == 0x10, "config flags");
 _Static_assert(TWHEEL_FEATURE_PERIODIC == 1 && TWHEEL_FEATURE_TIMENS == 2 &&
 	       TWHEEL_FEATURE_MANUAL_CLOCK == 4 &&
 	       TWHEEL_FEATURE_RELATIVE_WALL == 8 &&
 	       TWHEEL_FEATURE_URING == 16 && TWHEEL_FEATURE_MISSED == 32 &&
 	       TWHEEL_FEATURE_FD_MAX_TIMERS == 64 &&
 	       TWHEEL_FEATURE_TABLE == 128 && TWHEEL_FEATURE_ALARM == 0x100 &&
-	       TWHEEL_FEATURE_CLOCK_SET == 0x200, "features");
+	       TWHEEL_FEATURE_CLOCK_SET == 0x200 &&
+	       TWHEEL_FEATURE_RING == 0x400, "features");
 /*
  * The shared timer table's entries: slot = the id's low 32 bits - 1, tag
  * = bits 32-63 (bit 32 is 0 in every id), the cancel bit 32, a deadline

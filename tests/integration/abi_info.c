@@ -53,7 +53,7 @@ static void info_fresh(void)
 	for (k = 0; k < TWT_NCLOCKS; k++)
 		CHECK(i.clocks & (1ULL << twt_clock(k)));
 	/* Every feature the header defines, and no other bit. */
-	CHECK_EQ(i.features, 0x3FF);
+	CHECK_EQ(i.features, 0x7FF);
 	check_info_module(&i, sizeof(i));
 	check_info_no_table(&i, sizeof(i));
 	close(fd);

@@ -450,7 +450,7 @@ static const struct idesc descs[] = {
 	{ "CONFIG", TWHEEL_IOC_CONFIG, CONFIG_V2_SIZE, 0,
 	  OFF(twheel_config, flags),
 	  TWHEEL_CONFIG_MANUAL | TWHEEL_CONFIG_MAX_TIMERS | TWHEEL_CONFIG_TABLE |
-	  TWHEEL_CONFIG_CLOCK_SET,
+	  TWHEEL_CONFIG_CLOCK_SET | TWHEEL_CONFIG_RING,
 	  OFF(twheel_config, __reserved),
 	  NULL, config_fill, config_done, config_undone },
 	{ "ADVANCE", TWHEEL_IOC_ADVANCE, sizeof(struct twheel_advance), 1,

@@ -112,7 +112,7 @@ static void config(void)
 	cfg.tick_ns = TWHEEL_MAX_TICK_NS + 1;
 	CHECK_ERR(twheel_config(fd, &cfg), EINVAL);
 	cfg.tick_ns = 2 * MS;
-	cfg.flags = 0x10;	/* the first flag the kernel does not know */
+	cfg.flags = 0x20;	/* the first flag the kernel does not know */
 	CHECK_ERR(twheel_config(fd, &cfg), EINVAL);
 	cfg.flags = 0;
 	cfg.__reserved = 1;

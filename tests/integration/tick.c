@@ -89,10 +89,11 @@ static void config_bad_flags(void)
 	static const uint32_t known = TWHEEL_CONFIG_MANUAL |
 				      TWHEEL_CONFIG_MAX_TIMERS |
 				      TWHEEL_CONFIG_TABLE |
-				      TWHEEL_CONFIG_CLOCK_SET;
-	static const uint32_t bad[] = { 0x10, 0x20, 0x80000000U, ~0U,
-					TWHEEL_CONFIG_MANUAL | 0x10,
-					TWHEEL_CONFIG_CLOCK_SET | 0x40,
+				      TWHEEL_CONFIG_CLOCK_SET |
+				      TWHEEL_CONFIG_RING;
+	static const uint32_t bad[] = { 0x20, 0x40, 0x80000000U, ~0U,
+					TWHEEL_CONFIG_MANUAL | 0x20,
+					TWHEEL_CONFIG_RING | 0x40,
 					~known };
 	int fd = twt_open(O_NONBLOCK);
 	unsigned int k;

@@ -8,7 +8,8 @@
  * is retried, translated or hidden); the only errnos made up here are
  * twheel_open()'s EPROTO for a module of another ABI version,
  * twheel_table_map()'s ENODEV (mmap(2)'s, for an fd without a table)
- * and ENOMEM (a table larger than the address space), and the helpers'
+ * and ENOMEM (a table larger than the address space), twheel_ring_map()'s
+ * ENODEV (mmap(2)'s, for an fd without a record ring), and the helpers'
  * own: EINVAL (twheel_drain() of no records), ENOSPC (a full
  * batch) and ECANCELED (an operation of a batch that was never done),
  * and the idle tracker's (twheel_idle_*(): EINVAL for a bad argument,
@@ -20,6 +21,9 @@
  * call at all. The idle tracker (twheel_idle_*()), which keeps state of
  * its own per tracker, is in libtwheel_idle.c.
  */
+/* The record ring's mmap(2) offset, 2^40, needs a 64-bit off_t. */
+#define _FILE_OFFSET_BITS 64
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -442,5 +446,39 @@ int twheel_table_unmap(struct twheel_table *t)
 	if (munmap((void *)t->entries, t->size) < 0)
 		return -1;
 	memset(t, 0, sizeof(*t));
+	return 0;
+}
+
+int twheel_ring_map(int fd, struct twheel_ringmap *r)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct twheel_info info;
+	size_t size;
+	void *p;
+
+	if (twheel_info(fd, &info) < 0)
+		return -1;
+	/* What mmap(2) of an fd without a ring says, without trying it. */
+	if (!(info.config_flags & TWHEEL_CONFIG_RING)) {
+		errno = ENODEV;
+		return -1;
+	}
+	/* The ring in whole pages, as the kernel maps it. */
+	size = (sizeof(struct twheel_ring) + (size_t)page - 1) /
+	       (size_t)page * (size_t)page;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 (off_t)TWHEEL_RING_OFFSET);
+	if (p == MAP_FAILED)
+		return -1;
+	r->ring = p;
+	r->size = size;
+	return 0;
+}
+
+int twheel_ring_unmap(struct twheel_ringmap *r)
+{
+	if (munmap(r->ring, r->size) < 0)
+		return -1;
+	memset(r, 0, sizeof(*r));
 	return 0;
 }

@@ -58,7 +58,8 @@ int twheel_info(int fd, struct twheel_info *info);
 
 /*
  * TWHEEL_IOC_CONFIG, before the first timer: tick, manual clock, maximum
- * of timers, shared timer table (@cfg->flags passed as given).
+ * of timers, shared timer table, record ring (@cfg->flags passed as
+ * given).
  */
 int twheel_config(int fd, const struct twheel_config *cfg);
 
@@ -267,6 +268,69 @@ static inline int twheel_table_expired(const struct twheel_table *t,
 }
 
 /*
+ * The record ring (TWHEEL_CONFIG_RING; see "The record ring" in
+ * <linux/twheel.h>, since LIBTWHEEL_0.6): records without a read(2).
+ * Each poll of the fd (poll(2), select(2), epoll_wait(2)) moves the
+ * records queued, oldest first, into the ring while it has room; the
+ * program takes them from there:
+ *
+ *	struct twheel_ringmap r;
+ *	if (twheel_ring_map(fd, &r) < 0)	once, after twheel_config()
+ *		err(1, "twheel_ring_map");
+ *	...
+ *	epoll_wait() says fd is readable:
+ *	n = twheel_ring_take(&r, ev, 64);	as twheel_read(fd, ev, 64)
+ *
+ * Records the ring had no room for stay queued: the fd stays readable,
+ * and the next poll after a take moves them (or read(2) returns them).
+ *
+ * twheel_ring_map() maps the ring of @fd, an fd configured with
+ * TWHEEL_CONFIG_RING, and fills *@r; twheel_ring_unmap() unmaps it (and
+ * zeroes *@r). Both return 0, or -1 with errno: the kernel's (INFO's, or
+ * mmap(2)'s), or ENODEV, made up here as mmap(2) would say it, when @fd
+ * has no ring (*@r is then left as it was). Once mapped, the fd's
+ * configuration is fixed.
+ */
+struct twheel_ringmap {
+	struct twheel_ring *ring;	/* mapped at TWHEEL_RING_OFFSET */
+	size_t size;			/* bytes mapped: whole pages */
+};
+
+int twheel_ring_map(int fd, struct twheel_ringmap *r);
+int twheel_ring_unmap(struct twheel_ringmap *r);
+
+/*
+ * twheel_ring_take(): copy up to @max records from the ring into @ev,
+ * oldest first, and give their slots back to the kernel. No system call:
+ * a load-acquire of the kernel's tail, the copies from the program's
+ * head on, then a store-release of the new head (only when a record was
+ * taken). Returns the number of records taken: 0 when the ring is empty,
+ * or when its tail - head is above TWHEEL_RING_ENTRIES (a head or tail
+ * the program stored itself: nothing is taken, the kernel moves nothing
+ * into the ring either, and the fd stays readable; read(2) still returns
+ * the records queued). A ring is used by one thread at a time.
+ */
+static inline unsigned int twheel_ring_take(const struct twheel_ringmap *r,
+					    struct twheel_event *ev,
+					    unsigned int max)
+{
+	struct twheel_ring *ring = r->ring;
+	uint32_t head = __atomic_load_n(&ring->head, __ATOMIC_RELAXED);
+	uint32_t tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
+	uint32_t n = tail - head, i;
+
+	if (n > TWHEEL_RING_ENTRIES)
+		return 0;
+	if (n > max)
+		n = max;
+	for (i = 0; i < n; i++)
+		ev[i] = ring->events[(head + i) % TWHEEL_RING_ENTRIES];
+	if (n)
+		__atomic_store_n(&ring->head, head + n, __ATOMIC_RELEASE);
+	return n;
+}
+
+/*
  * An idle-timeout tracker over the shared timer table (since
  * LIBTWHEEL_0.5): one timer per connection, pushed back on activity by
  * one store, with everything the table leaves to the program kept here:
@@ -339,7 +403,10 @@ struct twheel_idle;
  * A new tracker: twheel_open(O_CLOEXEC | O_NONBLOCK), configured with a
  * shared timer table, @cfg->tick_ns and a maximum of @cfg->max_conns +
  * headroom timers (on a manual clock with TWHEEL_IDLE_MANUAL), the
- * table mapped. Timers run on CLOCK_MONOTONIC. NULL with errno on
+ * table mapped; and, where the module has it (TWHEEL_FEATURE_RING), a
+ * record ring, mapped, from which twheel_idle_drain() takes the records
+ * the fd's last poll moved there with no system call (read(2) only for
+ * records no poll moved). Timers run on CLOCK_MONOTONIC. NULL with errno on
  * failure: EINVAL for a bad field of @cfg (also the kernel's, for a
  * maximum above the module's max_timers), EOPNOTSUPP for a module
  * without the table, ENOMEM, or the errors of twheel_open().

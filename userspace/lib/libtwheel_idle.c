@@ -36,6 +36,7 @@ struct twheel_idle {
 	int fd;
 	unsigned int manual;
 	struct twheel_table table;
+	struct twheel_ringmap ring;	/* none (NULL) on an older module */
 	int64_t timeout_ns;
 	struct twheel_idle_slot *slots;
 	int max_conns;
@@ -94,9 +95,14 @@ struct twheel_idle *twheel_idle_open(const struct twheel_idle_config *cfg)
 	c.flags = TWHEEL_CONFIG_TABLE | TWHEEL_CONFIG_MAX_TIMERS;
 	if (cfg->flags & TWHEEL_IDLE_MANUAL)
 		c.flags |= TWHEEL_CONFIG_MANUAL;
+	/* Records without a read(2) where the module has the ring. */
+	if (info.features & TWHEEL_FEATURE_RING)
+		c.flags |= TWHEEL_CONFIG_RING;
 	c.max_timers = cfg->max_conns + headroom;
 	if (twheel_config(ti->fd, &c) < 0 ||
-	    twheel_table_map(ti->fd, &ti->table) < 0)
+	    twheel_table_map(ti->fd, &ti->table) < 0 ||
+	    ((c.flags & TWHEEL_CONFIG_RING) &&
+	     twheel_ring_map(ti->fd, &ti->ring) < 0))
 		goto fail_errno;
 	ti->nentries = ti->table.size / sizeof(uint64_t);
 	ti->owner = malloc(ti->nentries * sizeof(*ti->owner));
@@ -330,6 +336,25 @@ static int idle_lookup(struct twheel_idle *ti, const struct twheel_event *r,
 	return IDLE_REC_READD;
 }
 
+/*
+ * Up to @want records: from the ring while it holds some (the poll that
+ * reported the fd moved them there: no system call), else by read(2):
+ * records the ring had no room for, or that no poll moved (a drain with
+ * no poll before it), or none (EAGAIN).
+ */
+static ssize_t idle_take(struct twheel_idle *ti, struct twheel_event *buf,
+			 size_t want)
+{
+	unsigned int k;
+
+	if (ti->ring.ring) {
+		k = twheel_ring_take(&ti->ring, buf, (unsigned int)want);
+		if (k)
+			return k;
+	}
+	return twheel_read(ti->fd, buf, want);
+}
+
 ssize_t twheel_idle_drain(struct twheel_idle *ti, struct twheel_event *ev,
 			  size_t n)
 {
@@ -346,7 +371,7 @@ ssize_t twheel_idle_drain(struct twheel_idle *ti, struct twheel_event *ev,
 		err = errno;
 	while (out < n) {
 		size_t want = n - out < IDLE_READ ? n - out : IDLE_READ;
-		ssize_t r = twheel_read(ti->fd, buf, want);
+		ssize_t r = idle_take(ti, buf, want);
 
 		if (r < 0) {
 			if (errno != EAGAIN)
@@ -410,6 +435,8 @@ int twheel_idle_close(struct twheel_idle *ti)
 		return 0;
 	if (ti->table.size)
 		twheel_table_unmap(&ti->table);
+	if (ti->ring.ring)
+		twheel_ring_unmap(&ti->ring);
 	if (ti->fd >= 0)
 		ret = close(ti->fd);
 	free(ti->owner);

@@ -264,6 +264,7 @@ static int cmd_info(int argc, char **argv)
 	static const char *const features[] = {
 		"periodic", "timens", "manual_clock", "relative_wall", "uring",
 		"missed", "fd_max_timers", "table", "alarm", "clock_set",
+		"ring",
 	};
 	static const char *const ioctls[] = {
 		"info", "add", "cancel", "modify", "query", "list", "submit",

@@ -34,6 +34,7 @@ CONFIG_MANUAL = 0x1
 CONFIG_MAX_TIMERS = 0x2
 CONFIG_TABLE = 0x4       # config(table=True): the shared timer table
 CONFIG_CLOCK_SET = 0x8   # config(clock_set=True): a record per clock set
+CONFIG_RING = 0x10       # the record ring (not used by this binding)
 # Event.flags: the record tells of a wall clock set (Event.clock_set).
 EVENT_CLOCK_SET = 0x1
 
@@ -47,6 +48,11 @@ FEATURE_FD_MAX_TIMERS = 0x40     # config(max_timers=)
 FEATURE_TABLE = 0x80     # config(table=True), Wheel.table()
 FEATURE_ALARM = 0x100    # Clock.REALTIME_ALARM, Clock.BOOTTIME_ALARM
 FEATURE_CLOCK_SET = 0x200        # cancel_on_set=, config(clock_set=True)
+FEATURE_RING = 0x400     # CONFIG_RING (not used by this binding)
+
+# The record ring (TWHEEL_CONFIG_RING): its mmap offset, its records.
+RING_OFFSET = 0x100_0000_0000
+RING_ENTRIES = 128
 
 # The shared timer table's entries (TWHEEL_TABLE_* of the header): entry
 # table_index(id) belongs to timer id; table_deadline(id, tick) pushes a

@@ -67,6 +67,14 @@ pub const TWHEEL_CONFIG_MAX_TIMERS: u32 = 0x0000_0002;
 pub const TWHEEL_CONFIG_TABLE: u32 = 0x0000_0004;
 /// `TWHEEL_CONFIG_CLOCK_SET`: a record (id 0) of each wall clock set.
 pub const TWHEEL_CONFIG_CLOCK_SET: u32 = 0x0000_0008;
+/// `TWHEEL_CONFIG_RING`: the fd has a record ring (for mmap at
+/// [`TWHEEL_RING_OFFSET`]; not used by this crate).
+pub const TWHEEL_CONFIG_RING: u32 = 0x0000_0010;
+
+/// `TWHEEL_RING_OFFSET`: the mmap offset of the record ring.
+pub const TWHEEL_RING_OFFSET: u64 = 0x100_0000_0000;
+/// `TWHEEL_RING_ENTRIES`: the record ring's size in records.
+pub const TWHEEL_RING_ENTRIES: u32 = 128;
 
 /// `TWHEEL_EVENT_CLOCK_SET`: `struct twheel_event`'s flags of a record of
 /// a wall clock set.
@@ -117,6 +125,8 @@ pub const TWHEEL_FEATURE_TABLE: u64 = 0x80;
 pub const TWHEEL_FEATURE_ALARM: u64 = 0x100;
 /// `TWHEEL_FEATURE_CLOCK_SET`: `TWHEEL_CANCEL_ON_SET`, `TWHEEL_CONFIG_CLOCK_SET`.
 pub const TWHEEL_FEATURE_CLOCK_SET: u64 = 0x200;
+/// `TWHEEL_FEATURE_RING`: `TWHEEL_CONFIG_RING`, the record ring.
+pub const TWHEEL_FEATURE_RING: u64 = 0x400;
 /// `TWHEEL_MISSED_MASK`: the bits of a periodic timer's missed-deadline policy.
 pub const TWHEEL_MISSED_MASK: u32 = 0xC;
 /// `TWHEEL_MISSED_COUNT`: one record counting every missed deadline (default).
