@@ -6,9 +6,9 @@
  * scheduled, changed, cancelled and inspected with ioctl(2), one at a time
  * or in batches; poll/epoll/select report the fd readable (EPOLLIN |
  * EPOLLRDNORM) exactly while at least one expiry record is queued, or,
- * with a record ring (TWHEEL_CONFIG_RING), while its head is not at its
- * tail; read(2) returns whole struct twheel_event records. (With EPOLLET, while records
- * stay unread, an internal timer event that queues no new record may
+ * with a record ring (TWHEEL_CONFIG_RING), while its head is not at the
+ * kernel's tail; read(2) returns whole struct twheel_event records. (With
+ * EPOLLET, while records stay unread, an internal timer event that queues no new record may
  * report the fd again.)
  *
  * Clocks: a timer runs on one of CLOCK_MONOTONIC, CLOCK_BOOTTIME,
@@ -223,7 +223,8 @@
  * struct twheel_ring (below) in memory the kernel allocates (charged to
  * the opener's memory cgroup, part of what an fd holds), which mmap(2)
  * maps at offset TWHEEL_RING_OFFSET. When the fd is polled (poll(2),
- * select(2), epoll_wait(2), io_uring's poll), the kernel first brings its
+ * select(2), epoll_wait(2), epoll_ctl(2)'s EPOLL_CTL_ADD and
+ * EPOLL_CTL_MOD, io_uring's poll), the kernel first brings its
  * wheels up to date as for a read, then moves queued records, oldest
  * first, into the ring while it has room: each one ends there as if
  * read(2) had returned it (it no longer counts in struct
@@ -242,18 +243,27 @@
  * ring come before those still queued, which read(2) returns as before
  * (it takes nothing from the ring). Nothing moves records into the ring
  * but a poll: no read(2), ioctl, or expiry does. The fd is readable
- * (EPOLLIN) while head differs from tail or a record is queued; so a
- * level-triggered epoll reports it until the program has moved its head
- * to the tail, and the next epoll_wait(2) after that fills the ring
- * again when records wait. With EPOLLET, as for any fd, records left
+ * (EPOLLIN) while head differs from the kernel's tail (the one it last
+ * wrote, whatever the program stored into tail since) or a record is
+ * queued; so a level-triggered epoll reports it until the program has
+ * moved its head to the tail, and the next epoll_wait(2) after that fills
+ * the ring again when records wait. A store into head wakes nobody: an
+ * epoll looks at it again when it polls the fd (for a level-triggered
+ * one, each epoll_wait(2) after it reported the fd), poll(2) and select(2)
+ * at each call. With EPOLLET, as for any fd, records left
  * queued (the ring full) wake nobody again: read them with read(2), or
  * poll the fd once more after emptying the ring.
  *
  * The ring's mapping: offset TWHEEL_RING_OFFSET, a length up to
  * sizeof(struct twheel_ring) rounded up to the page size, with the
- * table's rules otherwise (MAP_SHARED; EPERM for PROT_EXEC; EINVAL for a
- * longer length or another offset in the ring; ENODEV on an fd without a
- * ring). Once the ring was mapped, TWHEEL_IOC_CONFIG fails with EBUSY.
+ * table's rules otherwise (MAP_SHARED, the protections and the fd's open
+ * mode, mprotect(2), mremap(2), the fd's timer set held by the mapping
+ * after close(2), one ring after fork(2)). An offset below
+ * TWHEEL_RING_OFFSET is the table's (ENODEV without a table, EINVAL but
+ * for 0), one at or above it the ring's: ENODEV on an fd without a ring,
+ * EINVAL for another offset than TWHEEL_RING_OFFSET or a longer length.
+ * Once the ring was mapped, TWHEEL_IOC_CONFIG fails with EBUSY, also
+ * after every mapping is unmapped.
  *
  * ABI version 2 (TWHEEL_VERSION 0.3) changed version 1: clocks are
  * clockid_t values (version 1 had its own numbering); struct twheel_add
