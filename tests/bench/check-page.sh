@@ -6,7 +6,8 @@
 # and its fragments define, each variable one they or tests/bench/ read),
 # paths in the repository (tests/..., docs/..., kmod/..., userspace/...,
 # uapi/...) and the images it links. Commands are taken from code spans
-# (`...`) and indented code lines. Then a self-test: the checker must fail
+# (`...`) and indented code lines; a quoted value is part of its word
+# (VAR="a b" is one variable). Then a self-test: the checker must fail
 # on a page with a renamed target, variable or script, and pass on a page
 # of real ones. No VM; part of `make check`.
 #
@@ -49,6 +50,32 @@ commands() {
 		grep -E '^(make( |$)|(\./)?(tests|docs|kmod|userspace|uapi)/)' | sort -u
 }
 
+# words LINE: its words, one per line; a quoted part ("..." or '...')
+# stays in its word with its quotes, so VAR="a b c" is one word.
+words() {
+	printf '%s\n' "$1" | awk '{
+		w = ""; q = ""; inw = 0
+		for (i = 1; i <= length($0); i++) {
+			c = substr($0, i, 1)
+			if (q != "") {
+				w = w c
+				if (c == q)
+					q = ""
+			} else if (c == " " || c == "\t") {
+				if (inw)
+					print w
+				w = ""; inw = 0
+			} else {
+				if (c == "\"" || c == "\047")
+					q = c
+				w = w c; inw = 1
+			}
+		}
+		if (inw)
+			print w
+	}'
+}
+
 # check_page PAGE PREFIX: one check per command; returns the failures.
 check_page() {
 	local page=$1 pre=$2 line w bad=0 st why img
@@ -60,7 +87,7 @@ check_page() {
 		st=0
 		why=
 		if [[ $line == make* ]]; then
-			for w in ${line#make}; do
+			while IFS= read -r w; do
 				case $w in
 				*=*)
 					grep -qsw -- "${w%%=*}" "${var_sources[@]}" ||
@@ -72,7 +99,7 @@ check_page() {
 						{ st=1; why="$why no target $w;"; }
 					;;
 				esac
-			done
+			done < <(words "${line#make}")
 		else
 			w=${line%% *}
 			[ -e "$w" ] || { st=1; why="no such path $w"; }
@@ -106,9 +133,11 @@ if [ "$selftest" = 1 ]; then
 	trap 'rm -rf "$tmp"' EXIT
 	printf '%s\n' '# t' 'Run `make bench-publish BENCH_QUICK=1`, see' \
 		'`tests/bench/run.sh` and' '' '    make bench BENCH_CLOCK=wall' \
+		'' 'and `make bench-prof PROF_MODES="spread-ring spread-table spread-timerfd"`.' \
 		> "$tmp/good.md"
 	for bogus in '`make bench-publsh`' '`make bench BENCH_QUIK=1`' \
-		'`tests/bench/pubish.sh`' '    make bench-report nosuchtarget'; do
+		'`tests/bench/pubish.sh`' '    make bench-report nosuchtarget' \
+		'`make bench-prof PROF_MODS="spread-ring spread-timerfd"`'; do
 		printf '%s\n' '# t' 'Run `make bench-publish`.' "$bogus" > "$tmp/bad.md"
 		st=0
 		"$0" --page "$tmp/bad.md" > "$tmp/out" 2>&1 || st=$?

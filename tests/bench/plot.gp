@@ -95,16 +95,17 @@ if (plots eq 'lateness') {
 
 if (plots eq 'idle') {
 	# timerfd and io_uring have no all-of-CPU-0 figure (see report.py).
-	imodes = 'table modify b64 heap-lazy heap-eager wheel-lazy wheel-eager'
-	# twheel's modes in blue, the userspace heap black and wheel brown
-	# (lazy solid, eager dashed).
+	imodes = 'table table-read modify b64 heap-lazy heap-eager wheel-lazy wheel-eager'
+	# twheel's modes in blue (the table without the ring lighter), the
+	# userspace heap black and wheel brown (lazy solid, eager dashed).
 	set linetype 1 lc rgb '#1f4e9c' dt 1 pt 7 lw 2.2	# table
-	set linetype 2 lc rgb '#1f4e9c' dt 2 pt 4 lw 1.5	# modify
-	set linetype 3 lc rgb '#1f4e9c' dt 3 pt 8 lw 1.5	# b64
-	set linetype 4 lc rgb '#222222' dt 1 pt 9 lw 1.8	# heap-lazy
-	set linetype 5 lc rgb '#222222' dt 2 pt 11 lw 1.5	# heap-eager
-	set linetype 6 lc rgb '#8b4513' dt 1 pt 6 lw 1.8	# wheel-lazy
-	set linetype 7 lc rgb '#8b4513' dt 2 pt 12 lw 1.5	# wheel-eager
+	set linetype 2 lc rgb '#6f96d6' dt 1 pt 5 lw 1.5	# table-read
+	set linetype 3 lc rgb '#1f4e9c' dt 2 pt 4 lw 1.5	# modify
+	set linetype 4 lc rgb '#1f4e9c' dt 3 pt 8 lw 1.5	# b64
+	set linetype 5 lc rgb '#222222' dt 1 pt 9 lw 1.8	# heap-lazy
+	set linetype 6 lc rgb '#222222' dt 2 pt 11 lw 1.5	# heap-eager
+	set linetype 7 lc rgb '#8b4513' dt 1 pt 6 lw 1.8	# wheel-lazy
+	set linetype 8 lc rgb '#8b4513' dt 2 pt 12 lw 1.5	# wheel-eager
 	set terminal pngcairo noenhanced size 1500, 900 font ',9'
 	set output png
 	set multiplot layout 2, 3 margins 0.05, 0.86, 0.08, 0.9 \

@@ -34,9 +34,11 @@ T_LABEL = {"table": "table store", "modify": "MODIFY",
 T_BOUND = {1: 5.0, 10: 0.5, 100: 0.05}    # K -> table / heap re-arm
 T_CANCEL_BOUND = 1.0                        # table cancel / heap removal
 # The idle-timeout phase (tests/bench/user/idle.c).
-I_MODES = ["table", "modify", "b64", "timerfd", "uring", "heap-lazy",
-           "heap-eager", "wheel-lazy", "wheel-eager"]
-I_LABEL = {"table": "twheel table", "modify": "twheel MODIFY",
+I_MODES = ["table", "table-read", "modify", "b64", "timerfd", "uring",
+           "heap-lazy", "heap-eager", "wheel-lazy", "wheel-eager"]
+I_LABEL = {"table": "twheel table + ring",
+           "table-read": "twheel table, read(2)",
+           "modify": "twheel MODIFY",
            "b64": "twheel SUBMIT ≤64", "timerfd": "timerfd per timer",
            "uring": "io_uring", "heap-lazy": "lazy heap",
            "heap-eager": "eager heap (weaker)",

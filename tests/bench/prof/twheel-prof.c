@@ -25,7 +25,8 @@
  *   expiry  10^4 timers due together (none pending before): only the
  *           delivery is sampled, poll() then read() of 64 records
  *   spread  10^4 timers due over 1 s (10 a 1 ms tick, none pending
- *           before), delivered as `make bench`'s idle expiry run does:
+ *           before), delivered as `make bench`'s idle expiry run does
+ *           without the ring (its modify and table-read modes):
  *           epoll_wait() then read() of up to 256 records, per wake-up;
  *           only the delivery is sampled, and the time it prints is
  *           this thread's CPU time per record (the wait's idle time
@@ -35,7 +36,14 @@
  *           clock_gettime(CLOCK_THREAD_CPUTIME_ID) that measures it)
  *   spread-table   spread on an fd with a shared timer table
  *           (TWHEEL_CONFIG_TABLE): the hrtimer's callback reads the due
- *           timers' entries first
+ *           timers' entries first (`make bench`'s table-read mode)
+ *   spread-ring    spread-table with the record ring
+ *           (TWHEEL_CONFIG_RING, mapped), as `make bench`'s table mode:
+ *           epoll_wait(), whose poll moves the due records into the
+ *           ring, then the ring consumed from its head to its tail (each
+ *           record copied out of it) instead of read(); a read() of up
+ *           to 256 records only when a wake-up found the ring empty. Its
+ *           "read()" figure is the ring's consumption, read()s included
  *   spread-timerfd  spread's peer: one timerfd in epoll, set with
  *           timerfd_settime() to each of the 1000 ticks in turn (as a
  *           heap on one timerfd re-arms it), counted as 10 records per
@@ -103,6 +111,9 @@ static int sample_cpu0;		/* sample all of CPU 0, not this process */
 static uint64_t pend_ids[PENDING];
 static int tfds[PENDING];
 static int64_t table_tick;
+static struct twheel_ring *ring;	/* spread-ring: the mapped ring */
+static uint32_t ring_head;
+static volatile uint64_t ring_sink;	/* what the records held */
 
 struct sym {
 	uint64_t addr;
@@ -114,7 +125,10 @@ static struct sym *syms;
 static size_t nsyms;
 static long samples, user_samples, unknown_samples;
 static int64_t sampled_ns;	/* expiry: the time the sampler was on */
-/* spread: this thread's CPU in epoll_wait() and in read(), and calls */
+/*
+ * spread: this thread's CPU in epoll_wait() and in read() (spread-ring:
+ * in consuming the ring), and calls
+ */
 static int64_t spread_wait_ns, spread_read_ns;
 static long spread_wakes, spread_reads;
 
@@ -321,6 +335,33 @@ static void fill(struct twheel_op *ops, uint32_t op, const uint64_t *ids)
 	}
 }
 
+/*
+ * spread-ring: the records in the ring, from its head up to its tail,
+ * each copied out of it (as a program reads a record's fields); returns
+ * how many.
+ */
+static long ring_consume(void)
+{
+	uint32_t tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
+	uint32_t n = tail - ring_head;
+	uint64_t sum = 0;
+
+	if (n > TWHEEL_RING_ENTRIES) {
+		errno = EPROTO;
+		die("the ring's tail is past its head by more than its size");
+	}
+	while (ring_head != tail) {
+		struct twheel_event x = ring->events[ring_head %
+						     TWHEEL_RING_ENTRIES];
+
+		sum += x.id + x.time_ns;
+		ring_head++;
+	}
+	__atomic_store_n(&ring->head, ring_head, __ATOMIC_RELEASE);
+	ring_sink += sum;
+	return n;
+}
+
 /* One iteration of @mode; returns the operations it did. */
 static long step(const char *mode, int fd, struct sampler *s)
 {
@@ -454,16 +495,26 @@ static long step(const char *mode, int fd, struct sampler *s)
 		struct epoll_event e = { .events = EPOLLIN };
 		struct twheel_event ev[256];
 		int64_t t0 = (mono_ns() + 50000000) / 1000000 * 1000000;
-		long got = 0, k;
+		long got = 0, k, n;
 		ssize_t r;
 
-		if (ep < 0 && !strcmp(mode, "spread-table")) {
+		if (ep < 0 && (!strcmp(mode, "spread-table") ||
+				!strcmp(mode, "spread-ring"))) {
 			struct twheel_config cfg = {
 				.tick_ns = 1000000, .flags = TWHEEL_CONFIG_TABLE,
 			};
 
+			if (!strcmp(mode, "spread-ring"))
+				cfg.flags |= TWHEEL_CONFIG_RING;
 			if (ioctl(fd, TWHEEL_IOC_CONFIG, &cfg))
 				die("TWHEEL_IOC_CONFIG");
+			if (cfg.flags & TWHEEL_CONFIG_RING) {
+				ring = mmap(NULL, sizeof(*ring),
+					    PROT_READ | PROT_WRITE, MAP_SHARED,
+					    fd, TWHEEL_RING_OFFSET);
+				if (ring == MAP_FAILED)
+					die("mmap of the record ring");
+			}
 		}
 		if (ep < 0) {
 			ep = epoll_create1(EPOLL_CLOEXEC);
@@ -491,13 +542,18 @@ static long step(const char *mode, int fd, struct sampler *s)
 			c1 = cpu_ns();
 			spread_wait_ns += c1 - c0;
 			spread_wakes++;
-			do {
+			/* spread-ring: read() only if the ring was empty. */
+			n = ring ? ring_consume() : 0;
+			got += n;
+			while (!n) {
 				r = read(fd, ev, sizeof(ev));
 				if (r < 0 && errno != EAGAIN)
 					die("read");
 				got += r > 0 ? r / (ssize_t)sizeof(ev[0]) : 0;
 				spread_reads++;
-			} while (r == sizeof(ev));
+				if (r != sizeof(ev))
+					break;
+			}
 			spread_read_ns += cpu_ns() - c1;
 		}
 		sampler_on(s, 0);
@@ -640,7 +696,7 @@ int main(int argc, char **argv)
 			top = atol(optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: twheel-prof [-n iterations] [-p period_ns] [-t top] ppid|info|single|b64|mod|modify|settime|expiry|spread|spread-table|spread-timerfd|idle|table\n");
+			fprintf(stderr, "usage: twheel-prof [-n iterations] [-p period_ns] [-t top] ppid|info|single|b64|mod|modify|settime|expiry|spread|spread-table|spread-ring|spread-timerfd|idle|table\n");
 			return 2;
 		}
 	}
@@ -714,7 +770,13 @@ int main(int argc, char **argv)
 	       mode, ops, (t1 - t0) / 1e3 / ops, period, samples,
 	       samples ? 100.0 * user_samples / samples : 0.0,
 	       samples ? 100.0 * (samples - user_samples) / samples : 0.0);
-	if (spread_wakes)
+	if (spread_wakes && ring)
+		printf("per wake-up: %.2f records, %.0f ns of CPU in epoll_wait(), %.0f ns consuming the ring, with %.2f read()s (each figure with one clock_gettime(CLOCK_THREAD_CPUTIME_ID))\n",
+		       (double)ops / spread_wakes,
+		       (double)spread_wait_ns / spread_wakes,
+		       (double)spread_read_ns / spread_wakes,
+		       (double)spread_reads / spread_wakes);
+	else if (spread_wakes)
 		printf("per wake-up: %.2f records, %.0f ns of CPU in epoll_wait(), %.0f ns in %.2f read()s (each figure with one clock_gettime(CLOCK_THREAD_CPUTIME_ID))\n",
 		       (double)ops / spread_wakes,
 		       (double)spread_wait_ns / spread_wakes,

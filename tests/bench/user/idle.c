@@ -65,8 +65,9 @@
 #define I_EXP_TICKS	1000	/* ... spread over that many ticks */
 
 static const struct imode *const modes[] = {
-	&im_store, &im_table, &im_modify, &im_b64, &im_timerfd, &im_uring,
-	&im_heap_lazy, &im_heap_eager, &im_wheel_lazy, &im_wheel_eager,
+	&im_store, &im_table, &im_table_read, &im_modify, &im_b64,
+	&im_timerfd, &im_uring, &im_heap_lazy, &im_heap_eager, &im_wheel_lazy,
+	&im_wheel_eager,
 };
 #define I_NMODES	(sizeof(modes) / sizeof(*modes))
 
@@ -90,7 +91,8 @@ static int wanted(const struct imode *m)
 
 static int lazy_mode(const struct imode *m)
 {
-	return m == &im_table || m == &im_heap_lazy || m == &im_wheel_lazy;
+	return m == &im_table || m == &im_table_read || m == &im_heap_lazy ||
+	       m == &im_wheel_lazy;
 }
 
 int64_t idle_close(struct ictx *c, uint32_t h, int64_t when_ns)

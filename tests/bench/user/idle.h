@@ -76,8 +76,8 @@ static inline int64_t i_tick_ceil(int64_t ns)
 int64_t idle_close(struct ictx *c, uint32_t h, int64_t when_ns);
 void idle_epoll_add(struct ictx *c, int fd, uint64_t u64);
 
-extern const struct imode im_store, im_table, im_modify, im_b64,
-	im_timerfd, im_uring, im_heap_lazy, im_heap_eager, im_wheel_lazy,
-	im_wheel_eager;
+extern const struct imode im_store, im_table, im_table_read, im_modify,
+	im_b64, im_timerfd, im_uring, im_heap_lazy, im_heap_eager,
+	im_wheel_lazy, im_wheel_eager;
 
 #endif /* TWHEEL_BENCH_IDLE_H */

@@ -6,7 +6,14 @@
  *          table: an activity is one store into the timer's mapped entry;
  *          the kernel re-places the timer when its placed deadline comes
  *          due (in the loop's epoll_pwait2, woken by the fd's hrtimer).
- * modify   the same fd without a table: TWHEEL_IOC_MODIFY per activity.
+ *          The fd has the record ring (TWHEEL_CONFIG_RING), mapped: the
+ *          poll of the loop's epoll_pwait2 moves due records into it,
+ *          which the loop consumes after the wait; a read(2) only when
+ *          the fd was reported readable and the ring gave nothing
+ *          (records left queued).
+ * table-read  the same fd without the ring: the records by read(2).
+ * modify   the same fd without a table or a ring: TWHEEL_IOC_MODIFY per
+ *          activity.
  * b64      TWHEEL_IOC_SUBMIT of the loop turn's MODIFYs, 64 at most each.
  * timerfd  one timerfd per timer, all in the loop's epoll: settime per
  *          activity.
@@ -21,6 +28,7 @@
  */
 #include <fcntl.h>
 #include <liburing.h>
+#include <sys/mman.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -33,6 +41,11 @@ struct tw {
 	int table;
 	uint64_t *ids;
 	struct twheel_table tab;
+	struct twheel_ring *ring;	/* mapped record ring, or NULL */
+	uint32_t head;			/* the ring's records consumed */
+	uint64_t ring_recs, read_recs;	/* ring mode: records by the ring,
+					 * by read(2) */
+	uint64_t ring_reads;		/* wake-ups with the ring empty */
 	struct twheel_op ops[256];
 	int nops;
 	long cnt;
@@ -58,24 +71,38 @@ static void tw_submit(struct ictx *c, struct tw *t, int add)
 	}
 }
 
-static void tw_setup(struct ictx *c, const int64_t *key, int table)
+/* Flags of tw_setup(). */
+#define TW_TABLE	1	/* the shared timer table */
+#define TW_RING		2	/* the record ring */
+
+static void tw_setup(struct ictx *c, const int64_t *key, int flags)
 {
 	struct tw *t = xcalloc(1, sizeof(*t));
 	struct twheel_config cfg = {
 		.tick_ns = I_TICK_NS,
 		.flags = TWHEEL_CONFIG_MAX_TIMERS |
-			 (table ? TWHEEL_CONFIG_TABLE : 0),
+			 (flags & TW_TABLE ? TWHEEL_CONFIG_TABLE : 0) |
+			 (flags & TW_RING ? TWHEEL_CONFIG_RING : 0),
 		.max_timers = c->n + 64,
 	};
 	long h, p;
 
-	t->table = table;
+	t->table = !!(flags & TW_TABLE);
 	t->ids = xcalloc(c->n, sizeof(*t->ids));
 	t->fd = twheel_open(O_CLOEXEC | O_NONBLOCK);
 	if (t->fd < 0)
 		die("idle: twheel_open");
 	if (twheel_config(t->fd, &cfg))
 		die("idle: TWHEEL_IOC_CONFIG");
+	if (flags & TW_RING) {
+		t->ring = mmap(NULL, sizeof(*t->ring), PROT_READ | PROT_WRITE,
+			       MAP_SHARED, t->fd, TWHEEL_RING_OFFSET);
+		if (t->ring == MAP_FAILED)
+			die("idle: mmap of the record ring");
+		if (t->ring->head || t->ring->tail)
+			die("idle: a new ring at head %u, tail %u",
+			    t->ring->head, t->ring->tail);
+	}
 	for (p = 0; p < c->n; p++) {
 		long h = c->perm[p];
 
@@ -90,7 +117,7 @@ static void tw_setup(struct ictx *c, const int64_t *key, int table)
 			tw_submit(c, t, 1);
 	}
 	tw_submit(c, t, 1);
-	if (table) {
+	if (t->table) {
 		if (twheel_table_map(t->fd, &t->tab))
 			die("idle: twheel_table_map");
 		if (t->tab.tick_ns != I_TICK_NS)
@@ -106,7 +133,12 @@ static void tw_setup(struct ictx *c, const int64_t *key, int table)
 
 static void twt_setup(struct ictx *c, const int64_t *key)
 {
-	tw_setup(c, key, 1);
+	tw_setup(c, key, TW_TABLE | TW_RING);
+}
+
+static void twtr_setup(struct ictx *c, const int64_t *key)
+{
+	tw_setup(c, key, TW_TABLE);
 }
 
 static void twm_setup(struct ictx *c, const int64_t *key)
@@ -154,6 +186,30 @@ static void twb_flush(struct ictx *c)
 	tw_submit(c, c->priv, 0);
 }
 
+/* A record of timer @ev->cookie: a close; the timer added again. */
+static void tw_record(struct ictx *c, struct tw *t,
+		      const struct twheel_event *ev)
+{
+	uint32_t h = ev->cookie;
+	int64_t d = idle_close(c, h, ev->time_ns);
+	struct twheel_add add = {
+		.cookie = h,
+		.expires_ns = d * I_TICK_NS,
+		.flags = TWHEEL_ABSTIME,
+		.clock = CLOCK_MONOTONIC,
+	};
+
+	if (d < 0) {
+		t->cnt--;
+		return;
+	}
+	if (SYS(c, twheel_add(t->fd, &add)))
+		die("idle: TWHEEL_IOC_ADD");
+	t->ids[h] = add.id;
+	if (t->table)	/* the kernel wrote it: as a program would */
+		twheel_table_push(&t->tab, add.id, d);
+}
+
 static void tw_event(struct ictx *c, uint64_t u)
 {
 	struct tw *t = c->priv;
@@ -167,27 +223,43 @@ static void tw_event(struct ictx *c, uint64_t u)
 				return;
 			die("idle: read of the twheel fd");
 		}
-		for (i = 0; i < n; i++) {
-			uint32_t h = tw_ev[i].cookie;
-			int64_t d = idle_close(c, h, tw_ev[i].time_ns);
-			struct twheel_add add = {
-				.cookie = h,
-				.expires_ns = d * I_TICK_NS,
-				.flags = TWHEEL_ABSTIME,
-				.clock = CLOCK_MONOTONIC,
-			};
-
-			if (d < 0) {
-				t->cnt--;
-				continue;
-			}
-			if (SYS(c, twheel_add(t->fd, &add)))
-				die("idle: TWHEEL_IOC_ADD");
-			t->ids[h] = add.id;
-			if (t->table)	/* the kernel wrote it: as a program would */
-				twheel_table_push(&t->tab, add.id, d);
-		}
+		for (i = 0; i < n; i++)
+			tw_record(c, t, &tw_ev[i]);
 	} while (n == 256);
+}
+
+/*
+ * The fd with the ring, reported readable: the records its poll moved
+ * into the ring, from the head up to the tail. Records left queued (the
+ * ring was full) keep the fd readable: the next epoll_pwait2's poll moves
+ * them in. An empty ring with the fd readable: records queued that no
+ * poll moved, taken by read(2).
+ */
+static void twr_event(struct ictx *c, uint64_t u)
+{
+	struct tw *t = c->priv;
+	struct twheel_ring *r = t->ring;
+	uint32_t head = t->head, tail;
+
+	tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+	if (tail - head > TWHEEL_RING_ENTRIES)
+		die("idle %s: the ring's tail %u, %u records past its head %u",
+		    c->m->name, tail, tail - head, head);
+	if (head == tail) {
+		uint64_t closes = c->closes;
+
+		t->ring_reads++;
+		tw_event(c, u);
+		t->read_recs += c->closes - closes;
+		return;
+	}
+	t->ring_recs += tail - head;
+	while (head != tail) {
+		tw_record(c, t, &r->events[head % TWHEEL_RING_ENTRIES]);
+		head++;
+	}
+	__atomic_store_n(&r->head, head, __ATOMIC_RELEASE);
+	t->head = head;
 }
 
 static long tw_count(struct ictx *c)
@@ -205,6 +277,11 @@ static long tw_count(struct ictx *c)
 		die("idle %s: the fd holds %llu timers, %llu queued; the loop counted %ld",
 		    c->m->name, (unsigned long long)info.timers,
 		    (unsigned long long)info.queued, t->cnt);
+	/* The loop consumed the ring after each wait: nothing is left in it. */
+	if (t->ring && __atomic_load_n(&t->ring->tail, __ATOMIC_ACQUIRE) !=
+		       t->head)
+		die("idle %s: the ring holds records the loop never saw (tail %u, head %u)",
+		    c->m->name, t->ring->tail, t->head);
 	return info.timers;
 }
 
@@ -212,6 +289,19 @@ static void tw_teardown(struct ictx *c)
 {
 	struct tw *t = c->priv;
 
+	/*
+	 * Where the records came from (console only): by the ring, or by
+	 * read(2), and the wake-ups that found the ring empty.
+	 */
+	if (t->ring) {
+		if (t->ring_recs + t->read_recs)
+			note("idle %s N=%ld%s: %llu records by the ring, %llu by read(2) in %llu wake-ups with the ring empty",
+			     c->m->name, c->n, c->expiry ? " expiry" : "",
+			     (unsigned long long)t->ring_recs,
+			     (unsigned long long)t->read_recs,
+			     (unsigned long long)t->ring_reads);
+		munmap(t->ring, sizeof(*t->ring));
+	}
 	if (t->table)
 		twheel_table_unmap(&t->tab);
 	close(t->fd);
@@ -222,6 +312,12 @@ static void tw_teardown(struct ictx *c)
 
 const struct imode im_table = {
 	.name = "table", .maxn = 1000000, .setup = twt_setup,
+	.act = twt_act, .event = twr_event, .count = tw_count,
+	.teardown = tw_teardown,
+};
+
+const struct imode im_table_read = {
+	.name = "table-read", .maxn = 1000000, .setup = twtr_setup,
 	.act = twt_act, .event = tw_event, .count = tw_count,
 	.teardown = tw_teardown,
 };
