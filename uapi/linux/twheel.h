@@ -8,8 +8,8 @@
  * EPOLLRDNORM) exactly while at least one expiry record is queued, or,
  * with a record ring (TWHEEL_CONFIG_RING), while its head is not at the
  * kernel's tail; read(2) returns whole struct twheel_event records. (With
- * EPOLLET, while records stay unread, an internal timer event that queues no new record may
- * report the fd again.)
+ * EPOLLET, while records stay unread, an internal timer event that queues
+ * no new record may report the fd again.)
  *
  * Clocks: a timer runs on one of CLOCK_MONOTONIC, CLOCK_BOOTTIME,
  * CLOCK_REALTIME, CLOCK_TAI, CLOCK_REALTIME_ALARM or CLOCK_BOOTTIME_ALARM
@@ -253,6 +253,17 @@
  * at each call. With EPOLLET, as for any fd, records left
  * queued (the ring full) wake nobody again: read them with read(2), or
  * poll the fd once more after emptying the ring.
+ *
+ * A record moved into the ring has ended its timer (as read(2) ends it):
+ * from then on every ioctl on its id fails with ENOENT, and its id slot,
+ * with its table entry, may go to the next timer added, before the
+ * program has taken the record from the ring (with read(2) alone, a
+ * slot is never reused before its record is read). So a program that
+ * keys its own state by TWHEEL_TABLE_INDEX(id) must take the ring's
+ * records before it adds a timer, or find each record by its whole id
+ * (ids never repeat); a store it makes meanwhile into that entry for the
+ * ended timer means nothing to the new one (another tag) but replaces
+ * the value there, as any stale store does.
  *
  * The ring's mapping: offset TWHEEL_RING_OFFSET, a length up to
  * sizeof(struct twheel_ring) rounded up to the page size, with the
