@@ -125,7 +125,9 @@ static void manual_touch(void)
 
 	CHECK_EQ(info.tick_ns, MS);
 	CHECK_EQ(info.max_timers, 16);		/* 8 + headroom 8 */
-	CHECK_EQ(info.config_flags, TWHEEL_CONFIG_MANUAL | TWHEEL_CONFIG_TABLE);
+	/* The module has the record ring: the tracker takes it. */
+	CHECK_EQ(info.config_flags, TWHEEL_CONFIG_MANUAL | TWHEEL_CONFIG_TABLE |
+		 TWHEEL_CONFIG_RING);
 	CHECK(info.table_size >= 16 * sizeof(uint64_t));
 	CHECK_EQ(fcntl(twheel_idle_fd(ti), F_GETFL) & O_NONBLOCK, O_NONBLOCK);
 	CHECK(fcntl(twheel_idle_fd(ti), F_GETFD) & FD_CLOEXEC);
@@ -633,6 +635,49 @@ static void real_late_push(void)
 	CHECK_EQ(twheel_idle_close(ti), 0);
 }
 
+/*
+ * A poll moves records into the ring, ending their timers: an add before
+ * the drain may take their table entries. The tracker still finds each
+ * record's handle: one touched since gets a timer again (the push came
+ * too late), one not touched expires, and the new handles keep theirs.
+ */
+static void ring_entry_reused(void)
+{
+	struct twheel_idle *ti = open_idle(8, 100 * MS, MS, 0,
+					   TWHEEL_IDLE_MANUAL);
+	struct pollfd p = { .fd = twheel_idle_fd(ti), .events = POLLIN };
+	int h0, h1, h2, h3, h4;
+
+	h0 = twheel_idle_add(ti, 10);
+	h1 = twheel_idle_add(ti, 11);
+	h4 = twheel_idle_add(ti, 14);
+	CHECK(h0 >= 0 && h1 >= 0 && h4 >= 0);
+	advance(ti, 50 * MS);
+	CHECK_EQ(twheel_idle_touch(ti, h4), 0);		/* 150 ms */
+	advance(ti, 50 * MS);				/* 100 ms: h0, h1 due */
+	CHECK_EQ(poll(&p, 1, 0), 1);			/* into the ring */
+	CHECK_EQ(info_of(ti).queued, 0);
+	CHECK_EQ(info_of(ti).timers, 1);		/* h4's */
+	/* Their entries, freed by the poll, go to the next two timers. */
+	h2 = twheel_idle_add(ti, 12);
+	h3 = twheel_idle_add(ti, 13);
+	CHECK(h2 >= 0 && h3 >= 0);
+	CHECK_EQ(twheel_idle_touch(ti, h0), 0);		/* too late: 200 ms */
+	CHECK_EQ(twheel_idle_remove(ti, h4), 0);
+	expect(ti, 100 * MS, 1, 11);
+	CHECK_EQ(nnotes, 1);
+	CHECK_EQ(notes[0].what, TWHEEL_IDLE_READDED);
+	CHECK_EQ(notes[0].cookie, 10);
+	CHECK_EQ(notes[0].deadline_ns, 200 * MS);
+	advance(ti, 50 * MS);				/* 150 ms: h4's */
+	CHECK_NONE(ti);
+	CHECK_EQ(nnotes, 1);
+	advance(ti, 50 * MS);				/* 200 ms */
+	expect(ti, 200 * MS, 3, 12, 13, 10);
+	CHECK_EQ(info_of(ti).timers, 0);
+	CHECK_EQ(twheel_idle_close(ti), 0);
+}
+
 TWT_MAIN("idle",
 	 TWT_CASE(manual_touch),
 	 TWT_CASE(manual_late_push),
@@ -640,5 +685,6 @@ TWT_MAIN("idle",
 	 TWT_CASE(headroom),
 	 TWT_CASE(drain_limit),
 	 TWT_CASE(bad_args),
+	 TWT_CASE(ring_entry_reused),
 	 TWT_CASE_T(real_clock, 120),
 	 TWT_CASE_T(real_late_push, 120))

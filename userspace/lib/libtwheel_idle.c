@@ -43,6 +43,16 @@ struct twheel_idle {
 	int free;		/* the first free handle, -1 */
 	int *owner;		/* per table entry: the handle of its timer */
 	size_t nentries;
+	/*
+	 * Handles whose timer ended with its record in the ring, not taken
+	 * yet, when a new timer took its table entry (owner[] then names
+	 * the new one): found here by the record's id.
+	 */
+	struct idle_orphan {
+		uint64_t id;
+		int h;
+	} *orphans;
+	size_t nr_orphans, max_orphans;
 	uint64_t headroom;
 	/* Lazy cancels: stored, records dropped, ended (INFO's cancelled). */
 	uint64_t stores, dropped, cancelled;
@@ -159,6 +169,45 @@ static int idle_deadline(struct twheel_idle *ti, int64_t *tick)
 	return 0;
 }
 
+/* Room for one more orphan (below); -1 with ENOMEM. */
+static int idle_orphan_room(struct twheel_idle *ti)
+{
+	struct idle_orphan *o;
+	size_t max;
+
+	if (ti->nr_orphans < ti->max_orphans)
+		return 0;
+	max = ti->max_orphans ? 2 * ti->max_orphans : 16;
+	o = realloc(ti->orphans, max * sizeof(*o));
+	if (!o)
+		return -1;
+	ti->orphans = o;
+	ti->max_orphans = max;
+	return 0;
+}
+
+/* The handle of an orphan's record @id (taken off the list), or -1. */
+static int idle_orphan_take(struct twheel_idle *ti, uint64_t id)
+{
+	for (size_t k = 0; k < ti->nr_orphans; k++) {
+		int h = ti->orphans[k].h;
+
+		if (ti->orphans[k].id != id)
+			continue;
+		ti->orphans[k] = ti->orphans[--ti->nr_orphans];
+		return h;
+	}
+	return -1;
+}
+
+/* Does handle @h's timer still hold its table entry? */
+static int idle_owns(const struct twheel_idle *ti, int h)
+{
+	uint64_t i = TWHEEL_TABLE_INDEX(ti->slots[h].id);
+
+	return ti->slots[h].id && i < ti->nentries && ti->owner[i] == h;
+}
+
 /* A new timer for handle @h at its tick; nothing changed on failure. */
 static int idle_timer(struct twheel_idle *ti, int h)
 {
@@ -171,11 +220,27 @@ static int idle_timer(struct twheel_idle *ti, int h)
 	};
 	uint64_t i;
 
+	/* Room first: nothing may fail once the timer is added. */
+	if (idle_orphan_room(ti) < 0)
+		return -1;
 	if (twheel_add(ti->fd, &a) < 0)
 		return -1;
 	i = TWHEEL_TABLE_INDEX(a.id);
-	if (i < ti->nentries)
+	if (i < ti->nentries) {
+		int old = ti->owner[i];
+
+		/*
+		 * The entry's last timer ended without its record taken:
+		 * the poll moved it into the ring (with read(2), the entry
+		 * is not reused before the record is read).
+		 */
+		if (old >= 0 && old != h && ti->slots[old].id &&
+		    TWHEEL_TABLE_INDEX(ti->slots[old].id) == i) {
+			ti->orphans[ti->nr_orphans].id = ti->slots[old].id;
+			ti->orphans[ti->nr_orphans++].h = old;
+		}
 		ti->owner[i] = h;
+	}
 	s->id = a.id;
 	return 0;
 }
@@ -183,10 +248,8 @@ static int idle_timer(struct twheel_idle *ti, int h)
 /* The timer of @s ended, or is no longer @s's. */
 static void idle_unown(struct twheel_idle *ti, struct twheel_idle_slot *s)
 {
-	uint64_t i = TWHEEL_TABLE_INDEX(s->id);
-
-	if (s->id && i < ti->nentries)
-		ti->owner[i] = -1;
+	if (idle_owns(ti, (int)(s - ti->slots)))
+		ti->owner[TWHEEL_TABLE_INDEX(s->id)] = -1;
 	s->id = 0;
 }
 
@@ -241,8 +304,12 @@ int twheel_idle_touch(struct twheel_idle *ti, int h)
 	/* Never earlier: the kernel cannot move a timer forward. */
 	if (tick > s->tick) {
 		s->tick = tick;
-		/* No timer while its re-add is pending: that uses the tick. */
-		if (s->id)
+		/*
+		 * No timer while its re-add is pending: that uses the tick.
+		 * An orphan's timer ended: its entry is another timer's now,
+		 * and its record will show the push came too late.
+		 */
+		if (idle_owns(ti, h))
 			twheel_table_push(&ti->table, s->id, tick);
 	}
 	return 0;
@@ -270,7 +337,10 @@ int twheel_idle_remove(struct twheel_idle *ti, int h)
 				return -1;
 			ti->cancelled = info.cancelled;
 		}
-		if (idle_lingering(ti) >= ti->headroom) {
+		if (!idle_owns(ti, h)) {
+			/* An orphan: ended, its record to be dropped. */
+			ti->stores++;
+		} else if (idle_lingering(ti) >= ti->headroom) {
 			/* ENOENT: it ended already (its record not ours). */
 			if (twheel_cancel(ti->fd, s->id) < 0 && errno != ENOENT)
 				return -1;
@@ -320,6 +390,8 @@ static int idle_lookup(struct twheel_idle *ti, const struct twheel_event *r,
 	*h = -1;
 	if (r->id && i < ti->nentries)
 		*h = ti->owner[i];
+	if ((*h < 0 || ti->slots[*h].id != r->id) && ti->nr_orphans)
+		*h = idle_orphan_take(ti, r->id);
 	if (*h < 0 || ti->slots[*h].id != r->id) {
 		/* Removed: the cancel was stored after the record was queued. */
 		ti->dropped++;
@@ -440,6 +512,7 @@ int twheel_idle_close(struct twheel_idle *ti)
 	if (ti->fd >= 0)
 		ret = close(ti->fd);
 	free(ti->owner);
+	free(ti->orphans);
 	free(ti->slots);
 	free(ti);
 	return ret;
