@@ -35,17 +35,6 @@ static uint64_t table_bytes_for(uint64_t max)
 	return (max * 8 + pgsz() - 1) / pgsz() * pgsz();
 }
 
-/* mmap as asked: 0 (unmapped again) or -1 with errno. */
-static int try_map(int fd, size_t len, int prot, int flags, off_t off)
-{
-	void *p = mmap(NULL, len, prot, flags, fd, off);
-
-	if (p == MAP_FAILED)
-		return -1;
-	munmap(p, len);
-	return 0;
-}
-
 /*
  * Touch (load) *@p in a child: 0 when it survived, else the signal that
  * killed it.

@@ -41,6 +41,17 @@ static inline int config_raw(int fd, uint64_t tick_ns, uint32_t flags,
 	return ioctl(fd, TWHEEL_IOC_CONFIG, &c);
 }
 
+/* mmap as asked: 0 (unmapped again) or -1 with errno. */
+static inline int try_map(int fd, size_t len, int prot, int flags, off_t off)
+{
+	void *p = mmap(NULL, len, prot, flags, fd, off);
+
+	if (p == MAP_FAILED)
+		return -1;
+	munmap(p, len);
+	return 0;
+}
+
 /*
  * open_table(flags, tick, max): an O_NONBLOCK fd with a table, configured
  * with @flags (CFG_MANUAL or 0), @tick, and at most @max timers (0: the
