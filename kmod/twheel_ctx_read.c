@@ -17,6 +17,8 @@
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <kunit/visibility.h>
 
 #include "twheel_ctx_priv.h"
@@ -136,7 +138,11 @@ static int twheel_ring_emit(void *arg, const struct twheel_event *ev, u32 n)
  * task) until a record is queued or nothing more is due. With one: the
  * same whenever an hrtimer fired or a record is queued, then queued
  * records move into the ring, oldest first, as far as its head leaves
- * room (each ends there as if read); the rest stay queued.
+ * room (each ends there as if read), again until the wheels are up to
+ * date or the ring is full, as a read(2) goes on: the wheels are read up
+ * to the present before the program sees the records (and may answer
+ * them with stores). A fill, like a read, holds at most one record of a
+ * periodic timer (see twheel_ctx_read_in()); the rest stay queued.
  *
  * Return: true when the fd is readable: a record is queued, or the
  * ring's head is not at its tail.
@@ -144,6 +150,7 @@ static int twheel_ring_emit(void *arg, const struct twheel_event *ev, u32 n)
 bool twheel_ctx_poll(struct twheel_ctx *ctx)
 {
 	struct twheel_rec_ring *ring = &ctx->ring;
+	struct twheel_read rd = {};
 	u32 room;
 
 	if (!READ_ONCE(ring->on)) {
@@ -153,14 +160,18 @@ bool twheel_ctx_poll(struct twheel_ctx *ctx)
 		}
 		return twheel_ctx_readable(ctx);
 	}
-	if (twheel_ctx_readable(ctx) || twheel_ctx_fired(ctx)) {
+	while (twheel_ctx_readable(ctx) || twheel_ctx_fired(ctx)) {
 		twheel_ctx_lock_update(ctx, TWHEEL_UPDATE_RECORD);
 		/* A configuration may have taken the ring away meanwhile. */
 		room = ring->on ? twheel_ring_room(ring) : 0;
-		if (room && ctx->timers.nr_queued)
-			twheel_ctx_take(ctx, room, twheel_ring_emit, ring, NULL);
-		else
+		if (!room || !ctx->timers.nr_queued) {
 			twheel_ctx_unlock(ctx);
+			break;
+		}
+		if (twheel_ctx_take(ctx, room, twheel_ring_emit, ring, &rd) <= 0 ||
+		    !twheel_ctx_fired(ctx) || fatal_signal_pending(current))
+			break;
+		cond_resched();
 	}
 	return twheel_ctx_readable(ctx) || twheel_ring_unread(ring);
 }

@@ -228,7 +228,9 @@
  * wheels up to date as for a read, then moves queued records, oldest
  * first, into the ring while it has room: each one ends there as if
  * read(2) had returned it (it no longer counts in struct
- * twheel_info.queued; a periodic timer's next deadline is set then). It
+ * twheel_info.queued; a periodic timer's next deadline is set then), and
+ * so on until the wheels are up to date or the ring is full; one poll,
+ * as one read(2), moves at most one record of a periodic timer. It
  * writes a record into events[tail % TWHEEL_RING_ENTRIES], then, after
  * the records, the new tail (a store-release); the program reads the
  * records from its head up to the tail (a load-acquire of tail), then
