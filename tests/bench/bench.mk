@@ -73,9 +73,10 @@ PROF_CLOCK	?= wall
 
 .PHONY: bench-prof
 
-$(PROF_BIN): $(BENCH_DIR)/prof/twheel-prof.c uapi/linux/twheel.h
+$(PROF_BIN): $(BENCH_DIR)/prof/twheel-prof.c $(BENCH_DIR)/prof/prof_sampler.c \
+		$(BENCH_DIR)/prof/prof_sampler.h uapi/linux/twheel.h
 	@mkdir -p $(BENCH_OUT)
-	$(CC) $(USER_CFLAGS) -static -o $@ $<
+	$(CC) $(USER_CFLAGS) -static -o $@ $(filter %.c,$^)
 
 bench-prof: $(PROF_BIN)
 	@tests/deps.sh --check >/dev/null 2>&1 || tests/deps.sh

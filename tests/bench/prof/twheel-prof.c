@@ -90,7 +90,8 @@
 
 #include <linux/twheel.h>
 
-#define RING_PAGES	512	/* a power of two, as perf requires */
+#include "prof_sampler.h"
+
 #define PENDING		10000
 #define BATCH		64
 #define EXPIRY_K	10240
@@ -107,7 +108,6 @@
 
 static uint64_t *table, *table_ids;
 static int64_t idle_base;	/* idle: the tick of loop turn 0 */
-static int sample_cpu0;		/* sample all of CPU 0, not this process */
 static uint64_t pend_ids[PENDING];
 static int tfds[PENDING];
 static int64_t table_tick;
@@ -115,15 +115,6 @@ static struct twheel_ring *ring;	/* spread-ring: the mapped ring */
 static uint32_t ring_head;
 static volatile uint64_t ring_sink;	/* what the records held */
 
-struct sym {
-	uint64_t addr;
-	char *name;
-	long hits;
-};
-
-static struct sym *syms;
-static size_t nsyms;
-static long samples, user_samples, unknown_samples;
 static int64_t sampled_ns;	/* expiry: the time the sampler was on */
 /*
  * spread: this thread's CPU in epoll_wait() and in read() (spread-ring:
@@ -131,152 +122,6 @@ static int64_t sampled_ns;	/* expiry: the time the sampler was on */
  */
 static int64_t spread_wait_ns, spread_read_ns;
 static long spread_wakes, spread_reads;
-
-static void die(const char *what)
-{
-	fprintf(stderr, "twheel-prof: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
-static int by_addr(const void *a, const void *b)
-{
-	const struct sym *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-static int by_hits(const void *a, const void *b)
-{
-	const struct sym *x = a, *y = b;
-
-	return (y->hits > x->hits) - (y->hits < x->hits);
-}
-
-/* The text symbols of /proc/kallsyms, sorted by address. */
-static void load_kallsyms(void)
-{
-	FILE *f = fopen("/proc/kallsyms", "r");
-	char line[512], name[384], mod[128];
-	unsigned long long addr;
-	size_t cap = 0;
-	char type;
-	int k;
-
-	if (!f)
-		die("/proc/kallsyms");
-	while (fgets(line, sizeof(line), f)) {
-		mod[0] = 0;
-		k = sscanf(line, "%llx %c %255s %127s", &addr, &type, name, mod);
-		if (k < 3 || !addr || !strchr("tTwW", type))
-			continue;
-		if (nsyms == cap) {
-			cap = cap ? 2 * cap : 1 << 16;
-			syms = realloc(syms, cap * sizeof(*syms));
-			if (!syms)
-				die("realloc");
-		}
-		syms[nsyms].addr = addr;
-		syms[nsyms].hits = 0;
-		strncat(name, mod, sizeof(name) - strlen(name) - 1);
-		syms[nsyms].name = strdup(name);
-		if (!syms[nsyms].name)
-			die("strdup");
-		nsyms++;
-	}
-	fclose(f);
-	if (!nsyms) {
-		errno = EPERM;
-		die("no addresses in /proc/kallsyms (kptr_restrict?)");
-	}
-	qsort(syms, nsyms, sizeof(*syms), by_addr);
-}
-
-static void count(uint64_t ip)
-{
-	size_t lo = 0, hi = nsyms;
-
-	samples++;
-	if (ip < 0x8000000000000000ULL) {
-		user_samples++;
-		return;
-	}
-	if (ip < syms[0].addr) {
-		unknown_samples++;
-		return;
-	}
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
-
-		if (syms[mid].addr <= ip)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	syms[lo].hits++;
-}
-
-struct sampler {
-	int fd;
-	struct perf_event_mmap_page *page;
-	char *data;
-	size_t size;
-	uint64_t tail;
-};
-
-static void sampler_open(struct sampler *s, uint64_t period)
-{
-	struct perf_event_attr a = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(a),
-		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.sample_period = period,
-		.sample_type = PERF_SAMPLE_IP,
-		.disabled = 1,
-		.exclude_hv = 1,
-	};
-	size_t pg = sysconf(_SC_PAGESIZE);
-
-	s->fd = sample_cpu0 ?
-		syscall(SYS_perf_event_open, &a, -1, 0, -1, 0) :
-		syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-	if (s->fd < 0)
-		die("perf_event_open");
-	s->size = RING_PAGES * pg;
-	s->page = mmap(NULL, s->size + pg, PROT_READ | PROT_WRITE, MAP_SHARED,
-		       s->fd, 0);
-	if (s->page == MAP_FAILED)
-		die("mmap of the perf ring");
-	s->data = (char *)s->page + pg;
-	s->tail = 0;
-}
-
-static void sampler_on(struct sampler *s, int on)
-{
-	if (ioctl(s->fd, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE,
-		  0))
-		die("PERF_EVENT_IOC_ENABLE/DISABLE");
-}
-
-/* Take the samples out of the ring; called often enough that it never fills. */
-static void sampler_drain(struct sampler *s)
-{
-	uint64_t head = __atomic_load_n(&s->page->data_head, __ATOMIC_ACQUIRE);
-
-	while (s->tail < head) {
-		struct perf_event_header h;
-		uint64_t ip;
-		size_t off = s->tail % s->size;
-
-		memcpy(&h, s->data + off, sizeof(h));
-		if (h.type == PERF_RECORD_SAMPLE) {
-			off = (s->tail + sizeof(h)) % s->size;
-			memcpy(&ip, s->data + off, sizeof(ip));
-			count(ip);
-		}
-		s->tail += h.size;
-	}
-	__atomic_store_n(&s->page->data_tail, s->tail, __ATOMIC_RELEASE);
-}
 
 static int64_t mono_ns(void)
 {
@@ -682,7 +527,6 @@ int main(int argc, char **argv)
 	const char *mode;
 	int64_t t0, t1;
 	int c, fd, i;
-	size_t k;
 
 	while ((c = getopt(argc, argv, "n:p:t:")) != -1) {
 		switch (c) {
@@ -717,7 +561,6 @@ int main(int argc, char **argv)
 		   strcmp(mode, "idle") ? 0 : O_NONBLOCK));
 	if (fd < 0)
 		die("/dev/twheel");
-	sample_cpu0 = !strcmp(mode, "idle");
 	if (!strcmp(mode, "table")) {
 		table_fd_setup(fd, TWHEEL_CONFIG_MANUAL, TABLE_N,
 			       table_deadline);
@@ -750,7 +593,7 @@ int main(int argc, char **argv)
 			pend_ids[i] = a.id;
 		}
 	load_kallsyms();
-	sampler_open(&s, period);
+	sampler_open(&s, period, !strcmp(mode, "idle"));
 	t0 = mono_ns();
 	if (strcmp(mode, "expiry") && strncmp(mode, "spread", 6) &&
 	    strcmp(mode, "idle"))
@@ -766,10 +609,9 @@ int main(int argc, char **argv)
 		t1 = t0 + sampled_ns;
 	sampler_drain(&s);
 
-	printf("mode %s: %ld operations, %.3f us each while sampled every %" PRIu64 " ns of CPU; %ld samples: %.1f%% user space, %.1f%% kernel\n",
-	       mode, ops, (t1 - t0) / 1e3 / ops, period, samples,
-	       samples ? 100.0 * user_samples / samples : 0.0,
-	       samples ? 100.0 * (samples - user_samples) / samples : 0.0);
+	printf("mode %s: %ld operations, %.3f us each while sampled every %" PRIu64 " ns of CPU; ",
+	       mode, ops, (t1 - t0) / 1e3 / ops, period);
+	sampler_print_share();
 	if (spread_wakes && ring)
 		printf("per wake-up: %.2f records, %.0f ns of CPU in epoll_wait(), %.0f ns consuming the ring, with %.2f read()s (each figure with one clock_gettime(CLOCK_THREAD_CPUTIME_ID))\n",
 		       (double)ops / spread_wakes,
@@ -782,12 +624,6 @@ int main(int argc, char **argv)
 		       (double)spread_wait_ns / spread_wakes,
 		       (double)spread_read_ns / spread_wakes,
 		       (double)spread_reads / spread_wakes);
-	qsort(syms, nsyms, sizeof(*syms), by_hits);
-	for (k = 0; k < nsyms && (long)k < top && syms[k].hits; k++)
-		printf("%6.2f%%  %s\n", 100.0 * syms[k].hits / samples,
-		       syms[k].name);
-	if (unknown_samples)
-		printf("%6.2f%%  (below the first kernel symbol)\n",
-		       100.0 * unknown_samples / samples);
+	sampler_print_top((size_t)top);
 	return 0;
 }
