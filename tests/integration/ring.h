@@ -89,6 +89,15 @@ static inline void set_head(struct twheel_ring *r, uint32_t head)
 	CHECK_EQ(_i.queued, (q));					\
 } while (0)
 
+/* QUERY of timer @id: its state, count and deadline. */
+#define CHECK_STATUS(fd, id, state_, count_, deadline) do {		\
+	struct twheel_status _s = twt_query((fd), (id));		\
+									\
+	CHECK_EQ(_s.state, (state_));					\
+	CHECK_EQ(_s.count, (count_));					\
+	CHECK_EQ(_s.deadline_ns, (deadline));				\
+} while (0)
+
 /* Record *@e is timer @id's: @cookie, @time_ns, @count, @clock, flags 0. */
 #define CHECK_REC(e, id, cookie, t, count, clock)			\
 	check_rec_at(__FILE__, __LINE__, (e), (id), (cookie), (t),	\
