@@ -120,55 +120,30 @@ static void select_states(void)
 
 /* ---- epoll ---- */
 
-static int ep_wait(int ep, int timeout, uint32_t *events)
-{
-	struct epoll_event e[4];
-	int n;
-
-	do {
-		n = epoll_wait(ep, e, 4, timeout);
-	} while (n < 0 && errno == EINTR);
-	if (n > 0 && events)
-		*events = e[0].events;
-	return n;
-}
-
-static int ep_new(int fd, uint32_t events)
-{
-	int ep = epoll_create1(EPOLL_CLOEXEC);
-	struct epoll_event e = { .events = events, .data.u64 = 0x1234 };
-
-	if (ep < 0)
-		return -1;
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e) < 0)
-		return -1;
-	return ep;
-}
-
 /* Level-triggered: reported every time while a record is queued. */
 static void epoll_lt(void)
 {
 	int fd = twt_open(O_NONBLOCK);
-	int ep = ep_new(fd, EPOLLIN | EPOLLRDNORM | EPOLLPRI);
+	int ep = twt_ep_new(fd, EPOLLIN | EPOLLRDNORM | EPOLLPRI);
 	struct twheel_event ev[4];
 	uint32_t got = 0;
 	int i;
 
 	CHECK_OK(ep);
-	CHECK_EQ(ep_wait(ep, 0, NULL), 0);
+	CHECK_EQ(twt_ep_wait(ep, 0, NULL), 0);
 	twt_add_rel(fd, 1, 50 * TWT_MS);
 	twt_add_rel(fd, 2, 60 * TWT_MS);
-	CHECK_EQ(ep_wait(ep, 10000, &got), 1);
+	CHECK_EQ(twt_ep_wait(ep, 10000, &got), 1);
 	CHECK_EQ(got, ERD);
 	for (i = 0; i < 3; i++) {
 		got = 0;
-		CHECK_EQ(ep_wait(ep, 0, &got), 1);
+		CHECK_EQ(twt_ep_wait(ep, 0, &got), 1);
 		CHECK_EQ(got, ERD);
 	}
 	/* Drain both records (waiting for the second if needed). */
 	twt_read_n(fd, ev, 2, 10000);
-	CHECK_EQ(ep_wait(ep, 0, NULL), 0);
-	CHECK_EQ(ep_wait(ep, 100, NULL), 0);
+	CHECK_EQ(twt_ep_wait(ep, 0, NULL), 0);
+	CHECK_EQ(twt_ep_wait(ep, 100, NULL), 0);
 	close(ep);
 	close(fd);
 }
@@ -180,23 +155,23 @@ static void epoll_lt(void)
 static void epoll_et(void)
 {
 	int fd = twt_open(O_NONBLOCK);
-	int ep = ep_new(fd, EPOLLIN | EPOLLRDNORM | EPOLLET);
+	int ep = twt_ep_new(fd, EPOLLIN | EPOLLRDNORM | EPOLLET);
 	struct twheel_event ev[8];
 	uint32_t got = 0;
 
 	CHECK_OK(ep);
-	CHECK_EQ(ep_wait(ep, 0, NULL), 0);
+	CHECK_EQ(twt_ep_wait(ep, 0, NULL), 0);
 	/* A timer expiring. */
 	twt_add_rel(fd, 1, 50 * TWT_MS);
-	CHECK_EQ(ep_wait(ep, 10000, &got), 1);
+	CHECK_EQ(twt_ep_wait(ep, 10000, &got), 1);
 	CHECK(got & EPOLLIN);
-	CHECK_EQ(ep_wait(ep, 0, NULL), 0);
-	CHECK_EQ(ep_wait(ep, 100, NULL), 0);
+	CHECK_EQ(twt_ep_wait(ep, 0, NULL), 0);
+	CHECK_EQ(twt_ep_wait(ep, 100, NULL), 0);
 	/* A new record while one is still unread: a new edge. */
 	twt_add_rel(fd, 2, 0);
-	CHECK_EQ(ep_wait(ep, 0, &got), 1);
+	CHECK_EQ(twt_ep_wait(ep, 0, &got), 1);
 	CHECK(got & EPOLLIN);
-	CHECK_EQ(ep_wait(ep, 0, NULL), 0);
+	CHECK_EQ(twt_ep_wait(ep, 0, NULL), 0);
 	/*
 	 * A new expiry while two are unread: again. (Due on a 64 ms
 	 * boundary, 63 ms ahead: its first hrtimer event is its expiry.
@@ -207,17 +182,17 @@ static void epoll_et(void)
 	twt_sleep_ns(64 * TWT_MS - twt_mono() % (64 * TWT_MS) + TWT_MS);
 	twt_add_abs(fd, 3, twt_mono() / (64 * TWT_MS) * (64 * TWT_MS) +
 		    64 * TWT_MS, CLOCK_MONOTONIC);
-	CHECK_EQ(ep_wait(ep, 10000, &got), 1);
+	CHECK_EQ(twt_ep_wait(ep, 10000, &got), 1);
 	CHECK(got & EPOLLIN);
-	CHECK_EQ(ep_wait(ep, 0, NULL), 0);
+	CHECK_EQ(twt_ep_wait(ep, 0, NULL), 0);
 	CHECK_EQ(read(fd, ev, sizeof(ev)), 3 * sizeof(ev[0]));
-	CHECK_EQ(ep_wait(ep, 100, NULL), 0);
+	CHECK_EQ(twt_ep_wait(ep, 100, NULL), 0);
 	/* After draining: the next record is an edge again. */
 	twt_add_rel(fd, 4, 0);
-	CHECK_EQ(ep_wait(ep, 0, &got), 1);
+	CHECK_EQ(twt_ep_wait(ep, 0, &got), 1);
 	CHECK_EQ(read(fd, ev, sizeof(ev)), sizeof(ev[0]));
 	CHECK_EQ(ev[0].cookie, 4);
-	CHECK_EQ(ep_wait(ep, 0, NULL), 0);
+	CHECK_EQ(twt_ep_wait(ep, 0, NULL), 0);
 	close(ep);
 	close(fd);
 }
@@ -234,7 +209,7 @@ static void *wait_thread(void *arg)
 	struct waiter *w = arg;
 
 	if (w->ep >= 0)
-		w->result = ep_wait(w->ep, 20000, NULL);
+		w->result = twt_ep_wait(w->ep, 20000, NULL);
 	else
 		w->result = poll_all(w->fd, 20000);
 	w->woke = twt_mono();
@@ -275,8 +250,8 @@ static void two_epolls(void)
 	int64_t t0;
 	int i, round;
 
-	ep[0] = ep_new(fd, EPOLLIN);
-	ep[1] = ep_new(fd, EPOLLIN | EPOLLET);
+	ep[0] = twt_ep_new(fd, EPOLLIN);
+	ep[1] = twt_ep_new(fd, EPOLLIN | EPOLLET);
 	CHECK_OK(ep[0]);
 	CHECK_OK(ep[1]);
 	for (round = 0; round < 2; round++) {
@@ -305,13 +280,13 @@ static void two_epolls(void)
 static void epoll_close_fd(void)
 {
 	int fd = twt_open(O_NONBLOCK);
-	int ep = ep_new(fd, EPOLLIN);
+	int ep = twt_ep_new(fd, EPOLLIN);
 
 	CHECK_OK(ep);
 	twt_add_rel(fd, 1, 0);
-	CHECK_EQ(ep_wait(ep, 0, NULL), 1);
+	CHECK_EQ(twt_ep_wait(ep, 0, NULL), 1);
 	close(fd);
-	CHECK_EQ(ep_wait(ep, 100, NULL), 0);
+	CHECK_EQ(twt_ep_wait(ep, 100, NULL), 0);
 	close(ep);
 }
 

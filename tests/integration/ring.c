@@ -268,12 +268,13 @@ static void epoll_select_move(void)
 	int fd, ep;
 
 	r = manual_ring(&fd);
-	ep = ep_new(fd);
-	CHECK_EQ(ep_wait(ep, 0, NULL), 0);
+	ep = twt_ep_new(fd, EPOLLIN);
+	CHECK_OK(ep);
+	CHECK_EQ(twt_ep_wait(ep, 0, NULL), 0);
 	add_at(fd, 3, 5 * MS, 1, ids);
 	adv_to(fd, 5 * MS);
 	CHECK_EQ(tail_of(r), 0);
-	CHECK_EQ(ep_wait(ep, 5000, &events), 1);
+	CHECK_EQ(twt_ep_wait(ep, 5000, &events), 1);
 	CHECK(events & EPOLLIN);
 	CHECK_EQ(tail_of(r), 3);
 	CHECK_COUNTS(fd, 0, 0);
@@ -281,23 +282,23 @@ static void epoll_select_move(void)
 	CHECK_REC(RING_EV(r, 1), ids[1], 2, 5 * MS, 1, MONO);
 	CHECK_REC(RING_EV(r, 2), ids[2], 3, 5 * MS, 1, MONO);
 	/* Reported again until head reaches the tail. */
-	CHECK_EQ(ep_wait(ep, 0, &events), 1);
+	CHECK_EQ(twt_ep_wait(ep, 0, &events), 1);
 	CHECK(events & EPOLLIN);
 	CHECK_EQ(tail_of(r), 3);
 	set_head(r, 1);
-	CHECK_EQ(ep_wait(ep, 0, NULL), 1);
+	CHECK_EQ(twt_ep_wait(ep, 0, NULL), 1);
 	set_head(r, 3);
-	CHECK_EQ(ep_wait(ep, 0, NULL), 0);
-	CHECK_EQ(ep_wait(ep, 0, NULL), 0);
+	CHECK_EQ(twt_ep_wait(ep, 0, NULL), 0);
+	CHECK_EQ(twt_ep_wait(ep, 0, NULL), 0);
 	/* New records: the next epoll_wait fills the ring again. */
 	add_at(fd, 2, 10 * MS, 4, ids + 3);
 	adv_to(fd, 10 * MS);
-	CHECK_EQ(ep_wait(ep, 5000, &events), 1);
+	CHECK_EQ(twt_ep_wait(ep, 5000, &events), 1);
 	CHECK_EQ(tail_of(r), 5);
 	CHECK_REC(RING_EV(r, 3), ids[3], 4, 10 * MS, 1, MONO);
 	CHECK_REC(RING_EV(r, 4), ids[4], 5, 10 * MS, 1, MONO);
 	set_head(r, 5);
-	CHECK_EQ(ep_wait(ep, 0, NULL), 0);
+	CHECK_EQ(twt_ep_wait(ep, 0, NULL), 0);
 	CHECK_NOT_READABLE(fd);
 
 	/* select(2). */

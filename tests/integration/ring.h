@@ -3,14 +3,14 @@
  * ring.h - the helpers of the record ring's tests (ring.c, ring_room.c):
  * an fd with a ring, configured and mapped; its head and tail as the
  * program loads and stores them; readability by one poll that does not
- * wait; a record compared field by field; timers added, the manual clock
- * moved, a child waited for, an epoll set. With table.h's (the table's
- * tests): each program defines _GNU_SOURCE before its first #include.
+ * wait; a record compared field by field; a timer's status; timers
+ * added. With table.h's (the table's tests: the manual clock moved, a
+ * child waited for) and twtest.h's (an epoll set): each program defines
+ * _GNU_SOURCE before its first #include.
  */
 #ifndef TWT_RING_H
 #define TWT_RING_H
 
-#include <sys/epoll.h>
 #include <sys/select.h>
 #include <sys/wait.h>
 
@@ -130,30 +130,6 @@ static inline void add_at(int fd, unsigned int n, int64_t at, uint64_t cookie0,
 
 	for (i = 0; i < n; i++)
 		ids[i] = twt_add(fd, cookie0 + i, at, TWHEEL_ABSTIME, MONO);
-}
-
-static inline int ep_new(int fd)
-{
-	int ep = epoll_create1(EPOLL_CLOEXEC);
-	struct epoll_event e = { .events = EPOLLIN, .data.u64 = 0x1234 };
-
-	CHECK(ep >= 0);
-	CHECK_OK(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e));
-	return ep;
-}
-
-/* One epoll_wait(2): the number of fds reported, *@events the first's. */
-static inline int ep_wait(int ep, int timeout_ms, uint32_t *events)
-{
-	struct epoll_event e[2];
-	int n;
-
-	do {
-		n = epoll_wait(ep, e, 2, timeout_ms);
-	} while (n < 0 && errno == EINTR);
-	if (n > 0 && events)
-		*events = e[0].events;
-	return n;
 }
 
 #endif /* TWT_RING_H */

@@ -370,7 +370,8 @@ static void real_clock(void)
 
 	fd = open_ring(0, MS);
 	r = map_ring(fd);
-	ep = ep_new(fd);
+	ep = twt_ep_new(fd, EPOLLIN);
+	CHECK_OK(ep);
 	t0 = twt_mono();
 	for (i = 0; i < NREAL; i++) {
 		dl[i] = t0 + 50 * MS + i * 2 * MS;
@@ -407,10 +408,10 @@ static void real_clock(void)
 	CHECK_NOT_READABLE(fd);
 
 	/* Three of one deadline tick: one epoll_wait(2) moves them all. */
-	CHECK_EQ(ep_wait(ep, 0, NULL), 0);
+	CHECK_EQ(twt_ep_wait(ep, 0, NULL), 0);
 	t0 = twt_mono() + 30 * MS;
 	add_at(fd, 3, t0, 600, ids);
-	CHECK_EQ(ep_wait(ep, 30000, &events), 1);
+	CHECK_EQ(twt_ep_wait(ep, 30000, &events), 1);
 	CHECK(events & EPOLLIN);
 	CHECK_EQ(tail_of(r), NREAL + 3);
 	for (i = 0; i < 3; i++) {
@@ -423,7 +424,7 @@ static void real_clock(void)
 	}
 	CHECK_COUNTS(fd, 0, 0);
 	set_head(r, NREAL + 3);
-	CHECK_EQ(ep_wait(ep, 0, NULL), 0);
+	CHECK_EQ(twt_ep_wait(ep, 0, NULL), 0);
 	close(ep);
 	close(fd);
 }

@@ -152,6 +152,7 @@ int main(void)								\
 #include <poll.h>
 #include <stdint.h>
 #include <time.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -638,6 +639,35 @@ static inline void twt_need_alarm(int fd)
 {
 	if (!twt_has_alarm(fd))
 		twt_skip("module without TWHEEL_FEATURE_ALARM");
+}
+
+/*
+ * An epoll set watching @fd for @events (data.u64 0x1234); -1 with errno.
+ */
+static inline int twt_ep_new(int fd, uint32_t events)
+{
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	struct epoll_event e = { .events = events, .data.u64 = 0x1234 };
+
+	if (ep < 0)
+		return -1;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e) < 0)
+		return -1;
+	return ep;
+}
+
+/* One epoll_wait(2) (again on EINTR): fds reported, *@events the first's. */
+static inline int twt_ep_wait(int ep, int timeout_ms, uint32_t *events)
+{
+	struct epoll_event e[4];
+	int n;
+
+	do {
+		n = epoll_wait(ep, e, 4, timeout_ms);
+	} while (n < 0 && errno == EINTR);
+	if (n > 0 && events)
+		*events = e[0].events;
+	return n;
 }
 
 #include "twtest_sys.h"
