@@ -17,6 +17,31 @@ report() {	# report NAME STATUS
 	fi
 }
 
+# A program still running after $limit s hangs (the slowest, twt-suspend
+# on the debug kernel, takes ~110 s): dump each task's state and kernel
+# stack, and its output so far, then kill its session. Its case lines
+# are lost, so it fails by its exit status; the programs after it run.
+limit=${TWHEEL_TEST_LIMIT:-300}
+watchdog() {	# watchdog PID PROGRAM; a TERM ends it and its sleep
+	sleep "$limit" &
+	trap 'kill $! 2> /dev/null; exit 0' TERM
+	wait $!
+	kill -0 "$1" 2> /dev/null || exit 0
+	echo "# watchdog: $(basename "$2") still running after $limit s: tasks, then its output so far"
+	for d in /proc/[0-9]*; do
+		cmd=$(tr '\0' ' ' < "$d/cmdline" 2> /dev/null | cut -c1-60)
+		[ -n "$cmd" ] || continue	# a kernel thread
+		echo "# task ${d#/proc/} $cmd: $(cut -d' ' -f3 "$d/stat") wchan $(cat "$d/wchan" 2> /dev/null)"
+		sed 's/^/#   /' "$d/stack" 2> /dev/null
+	done
+	echo w > /proc/sysrq-trigger
+	tail -n 40 /tmp/out.$$ | sed 's/^/# out: /'
+	for f in /tmp/*-server.out; do
+		[ -f "$f" ] && tail -n 20 "$f" | sed "s|^|# $f: |"
+	done
+	kill -KILL "-$1"
+}
+
 insmod /lib/twheel/twheel.ko
 report vm/insmod $?
 [ -c /dev/twheel ]
@@ -28,8 +53,16 @@ for t in /usr/bin/twt-$pat; do
 	[ "$t" = /usr/bin/twt-isolation ] && [ "$pat" != isolation ] && continue
 	echo "# running $t"
 	t0=$(cut -d. -f1 /proc/uptime)
-	"$t" > /tmp/out.$$ 2>&1
+	# In a session of its own, so that a hung one and what it started
+	# can be stopped together, after a dump of where they wait.
+	setsid "$t" > /tmp/out.$$ 2>&1 &
+	pid=$!
+	watchdog "$pid" "$t" &
+	wd=$!
+	wait "$pid"
 	rc=$?
+	kill "$wd" 2> /dev/null
+	wait "$wd" 2> /dev/null
 	echo "# $(basename "$t"): $(($(cut -d. -f1 /proc/uptime) - t0)) s" >> /tmp/out.$$
 	cat /tmp/out.$$
 	cat /tmp/out.$$ >> $res
