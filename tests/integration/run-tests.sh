@@ -33,6 +33,11 @@ watchdog() {	# watchdog PID PROGRAM; a TERM ends it and its sleep
 		[ -n "$cmd" ] || continue	# a kernel thread
 		echo "# task ${d#/proc/} $cmd: $(cut -d' ' -f3 "$d/stat") wchan $(cat "$d/wchan" 2> /dev/null)"
 		sed 's/^/#   /' "$d/stack" 2> /dev/null
+		for f in "$d"/fd/*; do
+			[ "$(readlink "$f")" = /dev/twheel ] || continue
+			echo "#   fd ${f##*/}: /dev/twheel"
+			sed 's/^/#     /' "$d/fdinfo/${f##*/}"
+		done
 	done
 	echo w > /proc/sysrq-trigger
 	tail -n 40 /tmp/out.$$ | sed 's/^/# out: /'
