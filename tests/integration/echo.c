@@ -280,6 +280,8 @@ static bool trace_start(void)
 		return false;
 	CHECK_OK(twt_sysfs_write(TRACEFS "/tracing_on", "0"));
 	CHECK_OK(twt_sysfs_write(TRACEFS "/events/enable", "0"));
+	/* No task names: see twt_trace_no_comm(). */
+	CHECK_OK(twt_trace_no_comm(TRACEFS));
 	CHECK_OK(twt_sysfs_write(TRACEFS "/buffer_size_kb", "1024"));
 	CHECK_OK(close(open(TRACEFS "/trace", O_WRONLY | O_TRUNC)));
 	CHECK_OK(twt_sysfs_write(TRACEFS "/events/twheel/enable", "1"));

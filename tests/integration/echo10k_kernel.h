@@ -48,6 +48,8 @@ static inline bool trace_start(long max)
 		return false;
 	if (access(TRACEFS "/events/twheel/enable", F_OK))
 		return false;
+	/* No task names, in the instances too: see twt_trace_no_comm(). */
+	CHECK_OK(twt_trace_no_comm(TRACEFS));
 	/* An event takes under 96 bytes of ring buffer. */
 	snprintf(kb, sizeof(kb), "%ld", max * 96 / 1024 + 1024);
 	for (i = 0; i < N_TRACE; i++) {

@@ -52,14 +52,8 @@ static void trace_start(void)
 		twt_fail(__FILE__, __LINE__, "no events/twheel in tracefs");
 	trace_write("tracing_on", "0");
 	trace_write("events/enable", "0");
-	/*
-	 * No task names: recording them hooks sched_switch, so every enable
-	 * and disable patches __schedule() while the other vCPU runs it, and
-	 * under QEMU's multi-threaded TCG that cross-modifying patch has
-	 * hung the guest (an RCU stall in twt-trace, twice in make check).
-	 * The events are matched by their ctx=, not by the task.
-	 */
-	trace_write("options/record-cmd", "0");
+	/* No task names: see twt_trace_no_comm(). */
+	CHECK_OK(twt_trace_no_comm(TRACEFS));
 	trace_clear();
 	trace_write("buffer_size_kb", "1024");
 	trace_write("events/twheel/enable", "1");

@@ -109,6 +109,27 @@ static inline int twt_sysfs_write(const char *path, const char *str)
 	return r == len ? 0 : -1;
 }
 
+/*
+ * twt_trace_no_comm(tracefs): trace events record no task names, from
+ * now on and in instances made later (they copy the flag). Recording them
+ * hooks sched_switch, so that every enable and disable of an event
+ * patches __schedule() while the other vCPU runs it; under QEMU's
+ * multi-threaded TCG that cross-modifying patch has hung the guest: an
+ * RCU stall in twt-trace, twice in make check; on the PREEMPT_RT kernel
+ * in twt-echo10k, one vCPU re-entering the int3 in __schedule() with
+ * interrupts off and the other waiting in smp_call_function_many_cond()
+ * for its text_poke_sync() IPI, with no twheel module loaded at all (a
+ * loop of event enables under a load of 1-byte pipes). Tests match events
+ * by their fields (ctx=), never by the task. 0, or -1 with errno.
+ */
+static inline int twt_trace_no_comm(const char *tracefs)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/options/record-cmd", tracefs);
+	return twt_sysfs_write(path, "0");
+}
+
 static inline int twt_cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
