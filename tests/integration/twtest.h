@@ -642,17 +642,23 @@ static inline void twt_need_alarm(int fd)
 }
 
 /*
- * An epoll set watching @fd for @events (data.u64 0x1234); -1 with errno.
+ * An epoll set watching @fd for @events (data.u64 0x1234); -1 with errno
+ * (and no fd left open).
  */
 static inline int twt_ep_new(int fd, uint32_t events)
 {
 	int ep = epoll_create1(EPOLL_CLOEXEC);
 	struct epoll_event e = { .events = events, .data.u64 = 0x1234 };
+	int err;
 
 	if (ep < 0)
 		return -1;
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e) < 0)
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e) < 0) {
+		err = errno;
+		close(ep);
+		errno = err;
 		return -1;
+	}
 	return ep;
 }
 
