@@ -173,6 +173,14 @@ static u64 twheel_irq_rekey_entry(struct twheel_rekey *rk,
 	if (!twheel_table_read_irq(&r->tm->table, twheel_timer_id(t), &v) ||
 	    (v & TWHEEL_TABLE_CANCEL))
 		return e->expires;
+	/*
+	 * Not pushed, the common case: the entry names the timer's own tick
+	 * (on r->fast, the wheel's tick). twheel_irq_later_tick() reads the
+	 * tick within 2^31 of the present with these low 32 bits: that one,
+	 * or one before it when it is further ahead, never a later one.
+	 */
+	if (r->fast && (u32)v == (u32)e->expires)
+		return e->expires;
 	tick = twheel_irq_later_tick(r, t, v, e->expires);
 	return tick ? tick : e->expires;
 }
