@@ -392,6 +392,26 @@ bool __twheel_base_add(struct twheel_base *base, struct twheel_entry *e,
 }
 
 /**
+ * __twheel_base_left() - an entry left the tick the hrtimer is armed for
+ * @base: the base, whose lock is held
+ * @tick: the tick the entry had (a timer taken out of the wheel, or moved
+ *        to a later tick)
+ *
+ * When that was the wheel's next event and nothing else holds it there
+ * (the wheel's next event is later now, or there is none), the hrtimer
+ * goes to the next one at once, as timerfd_settime() and a timerfd's
+ * close move theirs, rather than fire at @tick for nothing. An event
+ * still held there, or an hrtimer armed for another tick (a cascade's,
+ * at an aligned tick, which its timers' moves leave alone), stays.
+ */
+void __twheel_base_left(struct twheel_base *base, u64 tick)
+{
+	lockdep_assert_held(&base->lock);
+	if (tick == base->armed && twheel_wheel_next(&base->wheel) > tick)
+		__twheel_base_arm(base);
+}
+
+/**
  * twheel_base_add() - add an entry the context holds to a base's wheel
  * @base: the base
  * @e: the entry
@@ -480,8 +500,9 @@ void twheel_base_start(struct twheel_base *base, u64 tick, s64 when)
  * @base: the base, whose lock is not held
  *
  * After a timer left it: an idle fd gets no wake-up. A wheel that still
- * holds timers keeps its hrtimer armed, early at worst (one event that
- * queues nothing; its callback re-arms it and wakes nobody, see
+ * holds timers keeps its hrtimer armed (__twheel_base_left() moved it
+ * when the timer was the one it was armed for), early at worst (one event
+ * that queues nothing; its callback re-arms it and wakes nobody, see
  * twheel_irq.h).
  */
 void twheel_base_arm_idle(struct twheel_base *base)

@@ -334,6 +334,7 @@ static inline bool twheel_base_alarm(const struct twheel_base *base)
 
 void __twheel_base_arm(struct twheel_base *base);
 void twheel_base_start(struct twheel_base *base, u64 tick, s64 when);
+void __twheel_base_left(struct twheel_base *base, u64 tick);
 void twheel_base_arm_idle(struct twheel_base *base);
 void twheel_base_trim(struct twheel_base *base);
 void twheel_base_give(struct twheel_base *base, int lvl);

@@ -23,9 +23,11 @@
  * next uses the set (an ioctl, a read, a poll; not fdinfo, which only
  * looks), ends it there: its memory is freed, its id and table entry
  * released, and it counts in the set's cancelled count from then on.
- * When nothing fell due (an hrtimer left armed early by a timer moved
- * later with TWHEEL_IOC_MODIFY or cancelled, or an event that only
- * cascades), or every timer that did was moved or parked so, the
+ * When nothing fell due (an hrtimer armed for a cascade whose timers
+ * all moved later with TWHEEL_IOC_MODIFY or were cancelled, where a move
+ * of the one timer it is armed for at level 0 re-arms it at once, see
+ * __twheel_base_left(); or an event that only cascades), or every timer
+ * that did was moved or parked so, the
  * callback arms the hrtimer for the wheel's next event and wakes nobody.
  * Anything else (a timer that really expires, a level the wheel lacks, a
  * bound reached) is left in the wheel, first in line, and the callback

@@ -363,12 +363,13 @@ void twheel_timers_modify_apply(struct twheel_timers *tm,
 	else
 		twheel_timer_place(tm, t, deadline, now_ns);
 	/*
-	 * An earlier deadline re-armed the hrtimer above. A later one leaves
-	 * it armed early, at most one event that queues nothing (cheaper
-	 * than re-arming on every re-arm of an idle timeout; the callback
-	 * re-arms it and wakes nobody); an fd left with nothing pending
-	 * stops it. One in the wheel and not yet due leaves it pending:
-	 * nothing to stop.
+	 * An earlier deadline re-armed the hrtimer above, and so did a later
+	 * one of the timer it was armed for when no other timer holds that
+	 * tick (__twheel_base_left()). A later deadline of any other timer
+	 * leaves it alone (at worst armed for a cascade that moves nothing:
+	 * one event that queues nothing, whose callback re-arms it and wakes
+	 * nobody); an fd left with nothing pending stops it. One in the
+	 * wheel and not yet due leaves it pending: nothing to stop.
 	 */
 	if (twheel_op_unsettled(t, deadline, now_ns))
 		twheel_op_settle(tm, clock);

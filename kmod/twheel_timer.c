@@ -139,6 +139,7 @@ void twheel_timer_unlink(struct twheel_timers *tm, struct twheel_timer *t)
 		base = twheel_base_of(&tm->clocks, twheel_timer_clock(t));
 		twheel_base_lock(base, flags);
 		twheel_wheel_remove(&base->wheel, &t->entry);
+		__twheel_base_left(base, t->entry.expires);
 		twheel_base_unlock(base, flags);
 	} else {
 		list_del(&t->rec.link);
@@ -310,6 +311,7 @@ static void __twheel_timer_place(struct twheel_timers *tm,
 						  twheel_timer_clock(t));
 	struct twheel_ptimer *pt = twheel_ptimer(t);
 	u64 tick = twheel_deadline_tick(deadline, tm->clocks.tick_ns);
+	u64 old = t->entry.expires;
 	bool now, added = false;
 	unsigned long flags;
 	LIST_HEAD(one);
@@ -328,6 +330,9 @@ static void __twheel_timer_place(struct twheel_timers *tm,
 	now = deadline <= now_ns && !twheel_wheel_holds(&base->wheel, tick);
 	if (!now)
 		added = __twheel_base_add(base, &t->entry, tick, true);
+	/* First in line and moved later (or queued): the hrtimer follows. */
+	if (held && (added || now))
+		__twheel_base_left(base, old);
 	twheel_base_unlock(base, flags);
 	if (now) {
 		if (trace_twheel_timer_expire_enabled())

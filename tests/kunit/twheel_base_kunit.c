@@ -495,6 +495,52 @@ static void twheel_base_forward_quiet_only(struct kunit *test)
 	twheel_ctx_destroy(ctx);
 }
 
+/*
+ * A MODIFY to a later deadline, or a cancel, of the timer the hrtimer is
+ * armed for moves the hrtimer to the wheel's next event at once (as
+ * timerfd_settime() and a timerfd's close move theirs), unless another
+ * timer still holds that tick; a timer of a slot the hrtimer is armed to
+ * cascade leaves it there.
+ */
+static void twheel_base_follows_first(struct kunit *test)
+{
+	struct twheel_ctx *ctx = ctx_new(test, 64);
+	u64 a, b, c, d;
+
+	KUNIT_ASSERT_EQ(test, twheel_ctx_config(ctx, MS, TWHEEL_CONFIG_MANUAL,
+						0), 0);
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, 10 * MS, 0, CLOCK_MONOTONIC,
+				      &a), 0);
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 2, 10 * MS, 0, CLOCK_MONOTONIC,
+				      &b), 0);
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 3, 20 * MS, 0, CLOCK_MONOTONIC,
+				      &c), 0);
+	KUNIT_EXPECT_EQ(test, mono(ctx)->armed, 10ULL);
+	/* b still holds tick 10. */
+	KUNIT_ASSERT_EQ(test, ctx_modify(ctx, a, 30 * MS), 0);
+	KUNIT_EXPECT_EQ(test, mono(ctx)->armed, 10ULL);
+	/* Nothing does now: on to c's tick. */
+	KUNIT_ASSERT_EQ(test, ctx_modify(ctx, b, 40 * MS), 0);
+	KUNIT_EXPECT_EQ(test, mono(ctx)->armed, 20ULL);
+	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, c, NULL), 0);
+	KUNIT_EXPECT_EQ(test, mono(ctx)->armed, 30ULL);
+	/* Tick 100 is in level 1: its slot cascades at tick 64. */
+	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 4, 100 * MS, 0, CLOCK_MONOTONIC,
+				      &d), 0);
+	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, a, NULL), 0);
+	KUNIT_EXPECT_EQ(test, mono(ctx)->armed, 40ULL);
+	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, b, NULL), 0);
+	KUNIT_EXPECT_EQ(test, mono(ctx)->armed, 64ULL);
+	/* The cascade's event stays for d's later deadline... */
+	KUNIT_ASSERT_EQ(test, ctx_modify(ctx, d, 200 * MS), 0);
+	KUNIT_EXPECT_EQ(test, mono(ctx)->armed, 64ULL);
+	/* ... and goes with the wheel's last timer. */
+	KUNIT_EXPECT_EQ(test, ctx_cancel(ctx, d, NULL), 0);
+	KUNIT_EXPECT_EQ(test, mono(ctx)->armed, TWHEEL_NEVER);
+	KUNIT_EXPECT_EQ(test, ctx_timers(ctx), 0ULL);
+	twheel_ctx_destroy(ctx);
+}
+
 /* A wheel holds the levels its timers use, and frees them when empty. */
 static void twheel_base_levels_follow_use(struct kunit *test)
 {
@@ -565,6 +611,7 @@ static struct kunit_case twheel_base_cases[] = {
 	KUNIT_CASE(twheel_base_set_during_rebase),
 	KUNIT_CASE(twheel_base_levels_follow_use),
 	KUNIT_CASE(twheel_base_forward_quiet_only),
+	KUNIT_CASE(twheel_base_follows_first),
 	{}
 };
 

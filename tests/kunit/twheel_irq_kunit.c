@@ -270,8 +270,8 @@ static void twheel_update_cascade_rekey(struct kunit *test)
 }
 
 /*
- * Without a table: an event left early by MODIFY (nothing due) wakes
- * nobody; a timer that falls due wakes the waiters, record in order.
+ * Without a table: an event that comes early (nothing due) wakes nobody;
+ * a timer that falls due wakes the waiters, record in order.
  */
 static void twheel_irq_plain_set(struct kunit *test)
 {
@@ -284,9 +284,10 @@ static void twheel_irq_plain_set(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ctx_add(ctx, 1, 10 * MS, 0, CLOCK_MONOTONIC,
 				      &a), 0);
 	KUNIT_EXPECT_EQ(test, mono(ctx)->armed, 10ULL);
-	/* Later: the hrtimer stays armed for tick 10. */
+	/* Later: the hrtimer follows (twheel_base_follows_first). */
 	KUNIT_ASSERT_EQ(test, ctx_modify(ctx, a, 30 * MS), 0);
-	KUNIT_EXPECT_EQ(test, mono(ctx)->armed, 10ULL);
+	KUNIT_EXPECT_EQ(test, mono(ctx)->armed, 30ULL);
+	/* A callback at tick 10 all the same (one that ran early). */
 	manual_to(ctx, 10 * MS);
 	irq_quiet(test, ctx, 10 * MS);
 	KUNIT_EXPECT_EQ(test, mono(ctx)->armed, 30ULL);
