@@ -34,10 +34,13 @@ checkpatch)
 	bad=0
 	# The sources, not what a build generated there (*.mod.c): what git
 	# tracks or would track; outside a git tree, every .c/.h but those.
+	# The bench's kernel modules too.
 	files=$(git ls-files -co --exclude-standard -- kmod uapi tests/kunit \
+		tests/bench/kbench tests/bench/idlestat \
 		2>/dev/null | grep -E '\.[ch]$' | sort)
 	[ -n "$files" ] ||
-		files=$(find kmod uapi tests/kunit -name '*.[ch]' ! -name '*.mod.c' | sort)
+		files=$(find kmod uapi tests/kunit tests/bench/kbench \
+			tests/bench/idlestat -name '*.[ch]' ! -name '*.mod.c' | sort)
 	for f in $files; do
 		out=$("$KSRC/scripts/checkpatch.pl" --strict --no-tree --quiet \
 			--show-types -f "$f" 2>&1)

@@ -227,7 +227,7 @@ class CostSections:
         self.table(["ratio", "K", "clock", "all CPU", "process CPU"], rows)
         if self.w and self.w.idle:
             self.out("Check of the busy clock (CPU 0's elapsed time minus "
-                     "its idle time from /proc/timer_list): " + "; ".join(
+                     "its idle time, from tests/bench/idlestat's module): " + "; ".join(
                          f"{res.clock} {what}: {ns / 1e6:.1f} ms elapsed, "
                          f"{busy / 1e6:.3f} ms busy"
                          for res in (self.w, self.i) if res

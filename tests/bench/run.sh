@@ -99,8 +99,12 @@ rm -f "$out"/results-*.txt "$out/results.txt"
 # timers (10^6 and more) on one fd as root, and its fds' slots stay
 # charged until they close. It measures the timers, not the limits: raise
 # both well above what it holds (as max_timers, per fd).
+# CPU 0's idle time, read cheaply (tests/bench/idlestat/): without it the
+# modes with an hrtimer per timer get no busy figure.
+eval "$(tests/bench/idlestat/build.sh stock)"
 setup="set -e
 insmod /lib/twheel/twheel.ko max_timers=4194304
+insmod /usr/local/bin/twheel-idlestat.ko
 echo 4096 > /proc/sys/fs/twheel/max_user_fds
 echo 16777216 > /proc/sys/fs/twheel/max_user_timers"
 
@@ -154,7 +158,7 @@ twheel-bench -c root -p i -r $idle_reps -n $idle_nmax -w $idle_ticks ${BENCH_IDL
 	VM_MEM=${VM_MEM:-6144} VM_TIMEOUT=${VM_TIMEOUT:-5400} \
 		VM_SMP=$smp VM_QEMU_ARGS=$qargs \
 		VM_RESULTS="$top/$res" VM_LOG="$top/$out/console-$name.log" \
-		VM_FILES="$bin" VM_QUIET=0 \
+		VM_FILES="$bin $IDLESTAT_KO" VM_QUIET=0 \
 		tests/vm/run.sh stock "$cmd" 2>&1 |
 		grep --line-buffered -aE '^(bench |twheel-bench|vm: |twheel-vm: )'
 	rc=${PIPESTATUS[0]}

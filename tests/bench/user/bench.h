@@ -132,6 +132,7 @@ void *xcalloc(size_t n, size_t size);
  * process, kernel and interrupt work alike.
  */
 int64_t cpu0_idle_ns(void);
+int idle_clock_cheap(void);
 
 /* cgroup v2 memory group of this run (memcg mode); NULL in root mode. */
 extern const char *cg_dir;

@@ -11,7 +11,7 @@
  *	      0 ran. The whole bench runs pinned to CPU 0, where its hrtimers
  *	      are armed and fire (timer migration off); CPU 0's busy time is
  *	      the elapsed CLOCK_MONOTONIC time minus its idle time, read from
- *	      /proc/timer_list (idle_sleeptime + iowait_sleeptime, in ns)
+ *	      cpu0_idle_ns() (idle_sleeptime + iowait_sleeptime, in ns)
  *	      before the first ADD and after the last read, when no timer of
  *	      the run is armed, on CPU 0 (so that no idle period is open).
  *	      Under -icount shift=0 it counts guest instructions.
