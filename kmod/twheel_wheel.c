@@ -127,20 +127,15 @@ static inline void twheel_slot_splice(struct list_head **slot,
 }
 
 /*
- * Put @e where its deadline places it relative to the current clock. The
- * level it goes to exists (the caller of twheel_wheel_add() gave it; an
- * advance checks before it moves an entry).
+ * Put @e, due after the clock, in level @lvl, the one its deadline names
+ * for the current clock. The level exists (the caller of
+ * twheel_wheel_add() gave it; an advance checks before it moves an entry).
  */
-static inline void twheel_place(struct twheel_wheel *w, struct twheel_entry *e)
+static inline void twheel_place_lvl(struct twheel_wheel *w,
+				    struct twheel_entry *e, unsigned int lvl)
 {
-	unsigned int lvl, slot;
+	unsigned int slot = twheel_slot(e->expires, lvl);
 
-	if (e->expires <= w->clk) {
-		list_add_tail(&e->node, &w->due);
-		return;
-	}
-	lvl = twheel_level(e->expires, w->clk);
-	slot = twheel_slot(e->expires, lvl);
 	twheel_slot_append(&w->lvl[lvl]->slot[slot], &e->node);
 	w->pending[lvl] |= (u64)1 << slot;
 }
@@ -209,8 +204,10 @@ void twheel_wheel_add(struct twheel_wheel *w, struct twheel_entry *e,
 	w->count++;
 	if (twheel_in_cascade(w, expires))
 		list_add_tail(&e->node, &w->cascade);
+	else if (expires <= w->clk)
+		list_add_tail(&e->node, &w->due);
 	else
-		twheel_place(w, e);
+		twheel_place_lvl(w, e, twheel_level(expires, w->clk));
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_add);
 
@@ -513,15 +510,18 @@ u64 twheel_wheel_advance_some(struct twheel_wheel *w, u64 now,
 				list_move_tail(&e->node, &w->cascade);
 				continue;
 			}
+			lvl = twheel_level(e->expires, w->clk);
 			/* Not to a level it lacks: then by its own. */
-			if (t > e->expires && w->lvl[twheel_level(t, w->clk)])
+			if (t > e->expires && w->lvl[twheel_level(t, w->clk)]) {
+				lvl = twheel_level(t, w->clk);
 				e->expires = t;
+			}
 			/* Stop for a level the caller has not given. */
-			if (!w->lvl[twheel_level(e->expires, w->clk)])
+			if (!w->lvl[lvl])
 				break;
 			(*budget)--;
 			list_del(&e->node);
-			twheel_place(w, e);
+			twheel_place_lvl(w, e, lvl);
 			continue;
 		}
 		if (!list_empty(&w->due)) {
