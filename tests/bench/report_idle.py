@@ -415,28 +415,24 @@ class IdleSection:
             return (f"{text} in {nreps} repetitions (median"
                     f"{'s' if len(meds) > 1 else ''} {mtext})")
 
-        def on_busy(a, b, cases):
-            # Every case on all of CPU 0: else the process's CPU alone.
-            return all(self.iratio(res, a, b, key)[1] == "busy"
-                       for key in cases)
+        def fig_of(*pairs):
+            # All of CPU 0 when every case of every pair has it, else
+            # the process's CPU alone, with what that leaves out said.
+            busy = all(self.iratio(res, a, b, key)[1] == "busy"
+                       for a, b, cases in pairs for key in cases)
+            return ("busy", "") if busy else \
+                ("proc", "not measured on all of CPU 0 (its idle time not "
+                 "read); on the process's CPU, which leaves out the "
+                 "table's work in interrupts, ")
 
         lines = []
-        if on_busy("table", "timerfd", big) and \
-                on_busy("modify", "timerfd", keys):
-            lines.append("- **vs timerfd per timer** (settime per "
-                         "activity): table / timerfd = "
-                         f"{span('table', 'timerfd', big)} (N ≥ 10^4, "
-                         "K ≥ 10), MODIFY / timerfd = "
-                         f"{span('modify', 'timerfd', keys)}.")
-        else:
-            lines.append("- **vs timerfd per timer** (settime per "
-                         "activity): not measured on all of CPU 0 (its "
-                         "idle time not read); on the process's CPU, "
-                         "which leaves out the table's work in "
-                         "interrupts, table / timerfd = "
-                         f"{span('table', 'timerfd', big, 'proc')}"
-                         " (N ≥ 10^4, K ≥ 10), MODIFY / timerfd = "
-                         f"{span('modify', 'timerfd', keys, 'proc')}.")
+        fig, how = fig_of(("table", "timerfd", big),
+                          ("modify", "timerfd", keys))
+        lines.append("- **vs timerfd per timer** (settime per activity): "
+                     f"{how}table / timerfd = "
+                     f"{span('table', 'timerfd', big, fig)} (N ≥ 10^4, "
+                     "K ≥ 10), MODIFY / timerfd = "
+                     f"{span('modify', 'timerfd', keys, fig)}.")
         lines.append("- **vs a lazy heap on one timerfd** (Netty/nginx/Go "
                      "style): table / heap = "
                      f"{span('table', 'heap-lazy', [k for k in big if k[2] == 'edge'])}"
@@ -446,18 +442,11 @@ class IdleSection:
         lines.append("- **vs a lazy userspace wheel**: table / wheel = "
                      f"{span('table', 'wheel-lazy', big)} (N ≥ 10^4, "
                      "K ≥ 10, both shapes).")
-        if on_busy("table", "uring", keys):
-            lines.append("- **vs io_uring timeouts** (TIMEOUT_UPDATE "
-                         "batched per loop turn): table / io_uring = "
-                         f"{span('table', 'uring', keys)}; the process's "
-                         "system calls: see the idle-timeout section.")
-        else:
-            lines.append("- **vs io_uring timeouts** (TIMEOUT_UPDATE "
-                         "batched per loop turn): process CPU only: "
-                         "table / io_uring = "
-                         f"{span('table', 'uring', keys, 'proc')}; the "
-                         "process's system calls: see the idle-timeout "
-                         "section.")
+        fig, how = fig_of(("table", "uring", keys))
+        lines.append("- **vs io_uring timeouts** (TIMEOUT_UPDATE batched "
+                     f"per loop turn): {how}table / io_uring = "
+                     f"{span('table', 'uring', keys, fig)}; the process's "
+                     "system calls: see the idle-timeout section.")
 
         def span_of(rr):
             if len(rr) > 1 and f"{min(rr):.2f}" != f"{max(rr):.2f}":
