@@ -101,12 +101,26 @@ static inline u64 twheel_event(u64 clk, unsigned int lvl, unsigned int slot)
 	return (clk & ~low) | ((u64)slot << shift);
 }
 
+/*
+ * Link @node in before @at. A cascade moves every entry it takes by hand,
+ * as kernel/time/timer.c links its hlists: this with __list_del(), and no
+ * out-of-line CONFIG_DEBUG_LIST check on the interrupt's hottest path.
+ */
+static inline void twheel_link_before(struct list_head *node,
+				      struct list_head *at)
+{
+	node->next = at;
+	node->prev = at->prev;
+	at->prev->next = node;
+	at->prev = node;
+}
+
 /* Append @node to the ring of a slot (*@slot: its oldest node, or NULL). */
 static inline void twheel_slot_append(struct list_head **slot,
 				      struct list_head *node)
 {
 	if (*slot) {
-		list_add_tail(node, *slot);	/* before the oldest: last */
+		twheel_link_before(node, *slot);	/* before the oldest */
 		return;
 	}
 	INIT_LIST_HEAD(node);
@@ -507,20 +521,22 @@ u64 twheel_wheel_advance_some(struct twheel_wheel *w, u64 now,
 				/* Behind its new deadline's, as an add. */
 				e->expires = t;
 				(*budget)--;
-				list_move_tail(&e->node, &w->cascade);
+				__list_del(e->node.prev, e->node.next);
+				twheel_link_before(&e->node, &w->cascade);
 				continue;
 			}
-			lvl = twheel_level(e->expires, w->clk);
 			/* Not to a level it lacks: then by its own. */
 			if (t > e->expires && w->lvl[twheel_level(t, w->clk)]) {
 				lvl = twheel_level(t, w->clk);
 				e->expires = t;
+			} else {
+				lvl = twheel_level(e->expires, w->clk);
 			}
 			/* Stop for a level the caller has not given. */
 			if (!w->lvl[lvl])
 				break;
 			(*budget)--;
-			list_del(&e->node);
+			__list_del(e->node.prev, e->node.next);
 			twheel_place_lvl(w, e, lvl);
 			continue;
 		}
@@ -684,30 +700,6 @@ u64 twheel_wheel_take_parked(struct twheel_wheel *w, struct list_head *list)
 	return n;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_take_parked);
-
-/**
- * twheel_wheel_level_missing() - the level an unfinished advance waits for
- * @w: the wheel
- *
- * O(1): only the next entry to cascade can be waiting.
- *
- * Return: the level the next entry of an unfinished cascade goes to, when
- * the wheel lacks it; -1 otherwise.
- */
-int twheel_wheel_level_missing(const struct twheel_wheel *w)
-{
-	const struct twheel_entry *e;
-	unsigned int lvl;
-
-	if (list_empty(&w->cascade))
-		return -1;
-	e = list_first_entry(&w->cascade, struct twheel_entry, node);
-	if (e->expires == w->clk)
-		return -1;
-	lvl = twheel_level(e->expires, w->clk);
-	return w->lvl[lvl] ? -1 : (int)lvl;
-}
-EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_level_missing);
 
 /**
  * twheel_wheel_take_empty_level() - take back the slots of an empty level

@@ -149,7 +149,6 @@ u64 twheel_wheel_take_all(struct twheel_wheel *w, u64 now,
 			  struct list_head *all);
 void twheel_wheel_park(struct twheel_wheel *w, struct twheel_entry *e);
 u64 twheel_wheel_take_parked(struct twheel_wheel *w, struct list_head *list);
-int twheel_wheel_level_missing(const struct twheel_wheel *w);
 struct twheel_level *twheel_wheel_take_empty_level(struct twheel_wheel *w,
 						   bool top);
 
@@ -185,6 +184,29 @@ static inline int twheel_wheel_level_needed(const struct twheel_wheel *w,
 	if (expires <= w->clk || twheel_in_cascade(w, expires))
 		return -1;
 	lvl = twheel_level(expires, w->clk);
+	return w->lvl[lvl] ? -1 : (int)lvl;
+}
+
+/**
+ * twheel_wheel_level_missing() - the level an unfinished advance waits for
+ * @w: the wheel
+ *
+ * O(1), inline: only the next entry to cascade can be waiting.
+ *
+ * Return: the level the next entry of an unfinished cascade goes to, when
+ * the wheel lacks it; -1 otherwise.
+ */
+static inline int twheel_wheel_level_missing(const struct twheel_wheel *w)
+{
+	const struct twheel_entry *e;
+	unsigned int lvl;
+
+	if (list_empty(&w->cascade))
+		return -1;
+	e = list_first_entry(&w->cascade, struct twheel_entry, node);
+	if (e->expires == w->clk)
+		return -1;
+	lvl = twheel_level(e->expires, w->clk);
 	return w->lvl[lvl] ? -1 : (int)lvl;
 }
 

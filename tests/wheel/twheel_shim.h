@@ -98,6 +98,12 @@ static inline void shim_list_unlink(struct list_head *n)
 	n->prev->next = n->next;
 }
 
+static inline void __list_del(struct list_head *prev, struct list_head *next)
+{
+	next->prev = prev;
+	prev->next = next;
+}
+
 /* Unlink @n; like the kernel's, the node is left unusable until re-added. */
 static inline void list_del(struct list_head *n)
 {
