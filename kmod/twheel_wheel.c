@@ -102,9 +102,9 @@ static inline u64 twheel_event(u64 clk, unsigned int lvl, unsigned int slot)
 }
 
 /*
- * Link @node in before @at. A cascade moves every entry it takes by hand,
- * as kernel/time/timer.c links its hlists: this with __list_del(), and no
- * out-of-line CONFIG_DEBUG_LIST check on the interrupt's hottest path.
+ * Link @node in before @at. The wheel moves its entries by hand, as
+ * kernel/time/timer.c links its hlists: this with __list_del(), and no
+ * out-of-line CONFIG_DEBUG_LIST check per cascade move or removal.
  */
 static inline void twheel_link_before(struct list_head *node,
 				      struct list_head *at)
@@ -260,7 +260,8 @@ void twheel_wheel_remove(struct twheel_wheel *w, struct twheel_entry *e)
 			}
 		}
 	}
-	list_del_init(&e->node);
+	__list_del(e->node.prev, next);
+	INIT_LIST_HEAD(&e->node);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_wheel_remove);
 
