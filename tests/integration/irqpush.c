@@ -31,7 +31,9 @@
  * all: counted as cancelled, none left.
  *
  * plain_fd_modify_no_wakeups: without a table, timeouts moved later by
- * MODIFY leave the hrtimer armed early; its callback re-arms it and wakes
+ * MODIFY may leave the hrtimer armed early (for a cascade, or a tick
+ * other timers still hold; the first in line moved alone re-arms it at
+ * once: trace.c's hrtimer_follows_first); its callback re-arms it and wakes
  * nobody (at most twice, for wheel levels to allocate; before the
  * callback did this work it woke the waiter at every early event), and
  * no record comes.

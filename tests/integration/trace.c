@@ -9,13 +9,16 @@
  * module (__tracepoint_<event>, ...) is also one of the kernel's. And the
  * work of one hold of the fd's lock is bounded, by counts: every
  * twheel_wheel_advance moves at most 256 entries, while the queued
- * records they report add up to every timer that expired.
+ * records they report add up to every timer that expired. On a real
+ * clock, the fd's hrtimer follows the first timer in line: after a
+ * MODIFY moves it, no advance comes at its old deadline (a store into
+ * the shared table, the control, brings one).
  *
  * The events were named timer_add, ..., wheel_advance before (without
  * "moved="): __tracepoint_timer_cancel then existed twice, the kernel's
  * and the module's.
  */
-#include "twtest.h"
+#include "table.h"
 
 #include <stdarg.h>
 #include <sys/mount.h>
@@ -531,6 +534,106 @@ static void advance_bounded_real_clock(void)
 	close(fd);
 }
 
+/*
+ * The tick at which a wheel whose clock is @clk first handles a deadline
+ * of tick @d (after it): @clk with the 6-bit digits up to the highest
+ * one in which they differ cleared, and that digit set to @d's
+ * (kmod/twheel_wheel.c, "Placement").
+ */
+static uint64_t wheel_event_tick(uint64_t clk, uint64_t d)
+{
+	unsigned int shift = (63 - __builtin_clzll(d ^ clk)) / 6 * 6;
+	uint64_t low = (63ULL << shift) | ((1ULL << shift) - 1);
+
+	return (clk & ~low) | (d & (63ULL << shift));
+}
+
+/* The advance events of @ctx since trace_start*() whose clock reached @tick. */
+static int advances_reaching(long long ctx, uint64_t tick)
+{
+	static struct tev ev[64];
+	unsigned long long to;
+	size_t n = trace_stop(ctx, ev, 64), i;
+	int hits = 0;
+	char *p;
+
+	for (i = 0; i < n; i++) {
+		CHECK(!strcmp(ev[i].name, "twheel_wheel_advance"));
+		p = strstr(ev[i].args, " to=");
+		CHECK(p && sscanf(p, " to=%llu", &to) == 1);
+		hits += to >= tick;
+	}
+	return hits;
+}
+
+/*
+ * The fd's hrtimer follows the first timer in line: MODIFY moving the
+ * only timer from a deadline T at level 0 (20 to 63 ms ahead, 1 ms tick)
+ * to a deadline D whose wheel event is at least 1 s ahead leaves no
+ * timer interrupt at T: no advance of the fd's wheel reaches T in the
+ * 200 ms after it. The control, a store into the shared table pushing
+ * the same timer back instead, is re-placed by the callback that comes
+ * at T (an advance reaching T). A second timer at D gives the wheel D's
+ * level first (else the callback leaves the re-placement to a task). Each is tried again in the next 64 ticks when the
+ * machine was too slow to finish before T.
+ */
+static void hrtimer_follows_first(void)
+{
+	int attempt, modify, hits = 0;
+	int64_t c, old, d;
+	uint64_t *tab;
+	long long ctx;
+	uint64_t id;
+	int fd;
+
+	for (modify = 0; modify < 2; modify++) {
+		for (attempt = 0; attempt < 8; attempt++) {
+			fd = open_table(0, MS, 0);
+			tab = map_table(fd, twt_info(fd).table_size);
+			ctx = trace_id(fd);
+			trace_start_one("twheel_wheel_advance");
+			c = twt_mono() / MS;
+			old = c | 63;
+			if (old - c < 20) {
+				twt_sleep_ns((old + 1) * MS - twt_mono());
+				c = twt_mono() / MS;
+				old = c | 63;
+			}
+			for (d = c + 1000; (int64_t)wheel_event_tick(c, d) <
+					   c + 1000; d++)
+				;
+			/* A second timer there: the wheel has D's level. */
+			twt_add_abs(fd, 2, d * MS, CLOCK_MONOTONIC);
+			id = twt_add_abs(fd, 1, old * MS, CLOCK_MONOTONIC);
+			if (modify)
+				CHECK_EQ(twt_modify(fd, id, d * MS, 0,
+						    TWHEEL_ABSTIME),
+					 TWHEEL_STATE_PENDING);
+			else
+				st(tab, id, TWHEEL_TABLE_DEADLINE(id, d));
+			if (twt_mono() < old * MS - 5 * MS)
+				break;
+			trace_write("tracing_on", "0");
+			trace_clear();
+			munmap(tab, twt_info(fd).table_size);
+			close(fd);
+		}
+		CHECK(attempt < 8);
+		twt_sleep_ns(old * MS + 200 * MS - twt_mono());
+		hits = advances_reaching(ctx, old);
+		printf("# %s: deadline tick %lld -> %lld (event %lld): %d advances reaching it\n",
+		       modify ? "MODIFY" : "table store", (long long)old,
+		       (long long)d, (long long)wheel_event_tick(c, d), hits);
+		if (modify)
+			CHECK_EQ(hits, 0);
+		else
+			CHECK(hits >= 1);
+		CHECK_EQ(twt_queued(fd), 0);
+		munmap(tab, twt_info(fd).table_size);
+		close(fd);
+	}
+}
+
 TWT_MAIN("trace",
 	 TWT_CASE(events_in_order),
 	 TWT_CASE(real_clock_lateness),
@@ -538,4 +641,5 @@ TWT_MAIN("trace",
 	 TWT_CASE(no_symbol_collision),
 	 TWT_CASE_T(advance_bounded_one_tick, 180),
 	 TWT_CASE_T(advance_bounded_cascade, 180),
-	 TWT_CASE_T(advance_bounded_real_clock, 300))
+	 TWT_CASE_T(advance_bounded_real_clock, 300),
+	 TWT_CASE(hrtimer_follows_first))
