@@ -49,20 +49,64 @@
 #define WAKEALARM	"/sys/class/rtc/rtc0/wakealarm"
 
 /*
- * The alarms are ALARM_S ahead: the kernel's alarmtimer refuses to suspend
- * (EBUSY) with an alarm less than 2 s away, and entering the suspend takes
- * a while on the debug kernel. The backstop wakes the guest BACKSTOP_S
+ * The alarms are ALARM_S to ALARM_S + 4.1 s ahead, at a deadline where
+ * the fd's wheel arms its alarm for the deadline itself (alarm_deadline()):
+ * the kernel's alarmtimer refuses to suspend (EBUSY) with an alarm less
+ * than 2 s away, which an earlier cascade point of the wheel would be at
+ * times, and entering the suspend takes a while on the debug kernel. The backstop wakes the guest BACKSTOP_S
  * after the suspend began. Whoever woke it is told by the time the guest
  * slept (the growth of boottime - monotonic), not by when the write to
  * /sys/power/state returned: a loaded debug guest can take half a minute
  * of monotonic time to suspend and resume its devices. A suspend that
  * succeeds began at least 2 s before the alarm, so the alarm's wake-up
- * sleeps less than ALARM_S and the backstop's more than BACKSTOP_S -
- * ALARM_S; LATE_S lies between them.
+ * sleeps less than ALARM_S + 4.1 s and the backstop's more than
+ * BACKSTOP_S - ALARM_S - 4.1 s; LATE_S lies between them.
  */
 #define ALARM_S		8
 #define BACKSTOP_S	60
 #define LATE_S		40
+
+/*
+ * alarm_deadline(clock, min_ns): an absolute deadline on @clock (the fd's
+ * default 1 ms tick) at least @min_ns ahead and at most 4.1 s more, at
+ * which the wheel first moves the timer (twt_wheel_point()): its alarm is
+ * armed for the deadline itself, never for an earlier cascade point that
+ * a suspend begun now would meet within its 2 s, the kernel's refusal
+ * (uapi/linux/twheel.h, "Clocks"). A deadline 4096-tick aligned is
+ * that point at level 2; when a coarser boundary lies before it, that
+ * boundary is (or, when it is too near, is waited out first).
+ */
+static int64_t alarm_deadline(clockid_t clock, int64_t min_ns)
+{
+	int64_t c, lo, p;
+
+	for (;;) {
+		c = twt_now(clock) / TWT_MS;
+		lo = c + min_ns / TWT_MS + 1;
+		p = twt_wheel_point(c, (lo + 4095) & ~(int64_t)4095);
+		if (p >= lo)
+			return p * TWT_MS;
+		twt_sleep_ns((p + 1) * TWT_MS - twt_now(clock));
+	}
+}
+
+/*
+ * alarm_quiet(clock, d_ns, quiet_ns): return when the wheel's first point
+ * for a deadline @d_ns on @clock (1 ms tick) is at least @quiet_ns ahead,
+ * or is the deadline itself; meanwhile wait out the points nearer.
+ */
+static void alarm_quiet(clockid_t clock, int64_t d_ns, int64_t quiet_ns)
+{
+	int64_t c, d = d_ns / TWT_MS, p;
+
+	for (;;) {
+		c = twt_now(clock) / TWT_MS;
+		p = twt_wheel_point(c, d);
+		if (p == d || p >= c + quiet_ns / TWT_MS)
+			return;
+		twt_sleep_ns((p + 1) * TWT_MS - twt_now(clock));
+	}
+}
 
 /* What one suspend did, measured around the write to /sys/power/state. */
 struct slept {
@@ -303,8 +347,8 @@ static void boottime_alarm_wakes(void)
 	uint64_t ida, idb;
 
 	twt_need_alarm(fd);
+	da = alarm_deadline(CLOCK_BOOTTIME, ALARM_S * TWT_S);
 	b = twt_now(CLOCK_BOOTTIME);
-	da = b + ALARM_S * TWT_S;
 	db = b + (ALARM_S - 3) * TWT_S;
 	ida = twt_add_abs(fd, 1, da, CLOCK_BOOTTIME_ALARM);
 	idb = twt_add_abs(fd, 2, db, CLOCK_BOOTTIME);
@@ -343,8 +387,8 @@ static void realtime_alarm_wakes(void)
 	uint64_t id;
 
 	twt_need_alarm(fd);
+	dr = alarm_deadline(CLOCK_REALTIME, ALARM_S * TWT_S);
 	r0 = twt_now(CLOCK_REALTIME);
-	dr = r0 + ALARM_S * TWT_S;
 	id = twt_add_abs(fd, 3, dr, CLOCK_REALTIME_ALARM);
 	waiter_start(&w, fd);
 
@@ -402,7 +446,7 @@ static void alarm_cascade_unattended(void)
 }
 
 /*
- * Two CLOCK_BOOTTIME_ALARM timers, 12 s apart, in an fd nobody uses: the
+ * Two CLOCK_BOOTTIME_ALARM timers, 12 to 16 s apart, in an fd nobody uses: the
  * first expires before the suspend and stays unread; the alarm stays
  * armed for the second, which resumes the system. Both records come,
  * once each, never early.
@@ -416,8 +460,8 @@ static void alarm_after_unread_expiry(void)
 	uint64_t ida, idb;
 
 	twt_need_alarm(fd);
+	b = alarm_deadline(CLOCK_BOOTTIME, 13 * TWT_S);
 	a = twt_now(CLOCK_BOOTTIME) + TWT_S;
-	b = a + 12 * TWT_S;
 	ida = twt_add_abs(fd, 1, a, CLOCK_BOOTTIME_ALARM);
 	idb = twt_add_abs(fd, 2, b, CLOCK_BOOTTIME_ALARM);
 	twt_sleep_ns(a + 300 * TWT_MS - twt_now(CLOCK_BOOTTIME));
@@ -500,7 +544,7 @@ static void alarm_retry_unread(void)
 	}
 	CHECK_EQ(twt_timers(fd), 0);
 
-	dn = twt_now(CLOCK_BOOTTIME) + ALARM_S * TWT_S;
+	dn = alarm_deadline(CLOCK_BOOTTIME, ALARM_S * TWT_S);
 	idn = twt_add_abs(fd, RETRY_N, dn, CLOCK_BOOTTIME_ALARM);
 	suspend_now(&s);
 	twt_read_n(fd, ev, 1, 20000);
@@ -542,7 +586,9 @@ static void resume_is_clock_set(void)
 	if (!(twt_info(fd).features & TWHEEL_FEATURE_CLOCK_SET))
 		twt_skip("module without TWHEEL_FEATURE_CLOCK_SET");
 	twt_config(fd, TWHEEL_DEFAULT_TICK_NS, TWHEEL_CONFIG_CLOCK_SET);
-	wake = twt_now(CLOCK_BOOTTIME) + ALARM_S * TWT_S;
+	/* The hour-ahead alarms' wheel points too are not met by the suspend. */
+	alarm_quiet(CLOCK_REALTIME, r0 + 3600 * TWT_S, 30 * TWT_S);
+	wake = alarm_deadline(CLOCK_BOOTTIME, ALARM_S * TWT_S);
 	idw = twt_add_abs(fd, 1, wake, CLOCK_BOOTTIME_ALARM);
 	idc = twt_add(fd, 2, r0 + 3600 * TWT_S,
 		      TWHEEL_ABSTIME | TWHEEL_CANCEL_ON_SET, CLOCK_REALTIME);

@@ -534,20 +534,6 @@ static void advance_bounded_real_clock(void)
 	close(fd);
 }
 
-/*
- * The tick at which a wheel whose clock is @clk first handles a deadline
- * of tick @d (after it): @clk with the 6-bit digits up to the highest
- * one in which they differ cleared, and that digit set to @d's
- * (kmod/twheel_wheel.c, "Placement").
- */
-static uint64_t wheel_event_tick(uint64_t clk, uint64_t d)
-{
-	unsigned int shift = (63 - __builtin_clzll(d ^ clk)) / 6 * 6;
-	uint64_t low = (63ULL << shift) | ((1ULL << shift) - 1);
-
-	return (clk & ~low) | (d & (63ULL << shift));
-}
-
 /* The advance events of @ctx since trace_start*() whose clock reached @tick. */
 static int advances_reaching(long long ctx, uint64_t tick)
 {
@@ -599,7 +585,7 @@ static void hrtimer_follows_first(void)
 				c = twt_mono() / MS;
 				old = c | 63;
 			}
-			for (d = c + 1000; (int64_t)wheel_event_tick(c, d) <
+			for (d = c + 1000; twt_wheel_point(c, d) <
 					   c + 1000; d++)
 				;
 			/* A second timer there: the wheel has D's level. */
@@ -623,7 +609,7 @@ static void hrtimer_follows_first(void)
 		hits = advances_reaching(ctx, old);
 		printf("# %s: deadline tick %lld -> %lld (event %lld): %d advances reaching it\n",
 		       modify ? "MODIFY" : "table store", (long long)old,
-		       (long long)d, (long long)wheel_event_tick(c, d), hits);
+		       (long long)d, (long long)twt_wheel_point(c, d), hits);
 		if (modify)
 			CHECK_EQ(hits, 0);
 		else

@@ -224,6 +224,23 @@ static inline int64_t twt_now(clockid_t clock)
 	return (int64_t)ts.tv_sec * TWT_S + ts.tv_nsec;
 }
 
+/*
+ * twt_wheel_point(clk, d): the first tick at which an fd's wheel whose
+ * clock is at tick @clk moves a timer of deadline tick @d (after it):
+ * @clk with the 6-bit digits up to the highest one in which they differ
+ * cleared, and that digit set to @d's (kmod/twheel_wheel.c, "Placement").
+ * The fd's hrtimer or alarm is armed there for it.
+ */
+static inline int64_t twt_wheel_point(int64_t clk, int64_t d)
+{
+	uint64_t x = (uint64_t)d ^ (uint64_t)clk;
+	unsigned int shift = (63 - __builtin_clzll(x)) / 6 * 6;
+	uint64_t low = (63ULL << shift) | ((1ULL << shift) - 1);
+
+	return (int64_t)(((uint64_t)clk & ~low) |
+			 ((uint64_t)d & (63ULL << shift)));
+}
+
 static inline int64_t twt_mono(void)
 {
 	return twt_now(CLOCK_MONOTONIC);
