@@ -53,11 +53,12 @@
  * the fd's wheel arms its alarm for the deadline itself (alarm_deadline()):
  * the kernel's alarmtimer refuses to suspend (EBUSY) with an alarm less
  * than 2 s away, which an earlier cascade point of the wheel would be at
- * times, and entering the suspend takes a while on the debug kernel. The backstop wakes the guest BACKSTOP_S
- * after the suspend began. Whoever woke it is told by the time the guest
- * slept (the growth of boottime - monotonic), not by when the write to
- * /sys/power/state returned: a loaded debug guest can take half a minute
- * of monotonic time to suspend and resume its devices. A suspend that
+ * times, and entering the suspend takes a while on the debug kernel. The
+ * backstop wakes the guest BACKSTOP_S after the suspend began. Whoever
+ * woke it is told by the time the guest slept (the growth of boottime -
+ * monotonic), not by when the write to /sys/power/state returned: a
+ * loaded debug guest can take half a minute of monotonic time to suspend
+ * and resume its devices. A suspend that
  * succeeds began at least 2 s before the alarm, so the alarm's wake-up
  * sleeps less than ALARM_S + 4.1 s and the backstop's more than
  * BACKSTOP_S - ALARM_S - 4.1 s; LATE_S lies between them.

@@ -560,8 +560,9 @@ static int advances_reaching(long long ctx, uint64_t tick)
  * 200 ms after it. The control, a store into the shared table pushing
  * the same timer back instead, is re-placed by the callback that comes
  * at T (an advance reaching T). A second timer at D gives the wheel D's
- * level first (else the callback leaves the re-placement to a task). Each is tried again in the next 64 ticks when the
- * machine was too slow to finish before T.
+ * level first (else the callback leaves the re-placement to a task).
+ * Each is tried again in the next 64 ticks when the machine was too slow
+ * to finish before T.
  */
 static void hrtimer_follows_first(void)
 {
@@ -607,7 +608,8 @@ static void hrtimer_follows_first(void)
 		CHECK(attempt < 8);
 		twt_sleep_ns(old * MS + 200 * MS - twt_mono());
 		hits = advances_reaching(ctx, old);
-		printf("# %s: deadline tick %lld -> %lld (event %lld): %d advances reaching it\n",
+		printf("# %s: deadline tick %lld -> %lld (event %lld): %d "
+		       "advances reaching it\n",
 		       modify ? "MODIFY" : "table store", (long long)old,
 		       (long long)d, (long long)twt_wheel_point(c, d), hits);
 		if (modify)

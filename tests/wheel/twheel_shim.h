@@ -92,16 +92,15 @@ static inline void list_add_tail(struct list_head *n, struct list_head *h)
 	shim_list_link(n, h->prev, h);
 }
 
-static inline void shim_list_unlink(struct list_head *n)
-{
-	n->next->prev = n->prev;
-	n->prev->next = n->next;
-}
-
 static inline void __list_del(struct list_head *prev, struct list_head *next)
 {
 	next->prev = prev;
 	prev->next = next;
+}
+
+static inline void shim_list_unlink(struct list_head *n)
+{
+	__list_del(n->prev, n->next);
 }
 
 /* Unlink @n; like the kernel's, the node is left unusable until re-added. */
