@@ -189,6 +189,11 @@ bool twheel_base_update(struct twheel_base *base, s64 now_ns, u64 *budget,
 		adv->n += twheel_wheel_advance_some(&base->wheel, now, expired,
 						    budget, rk);
 		behind = twheel_wheel_behind(&base->wheel, now);
+		/* Later deadlines its cascades could not take. */
+		if (rk) {
+			base->wanted |= rk->lacked;
+			rk->lacked = 0;
+		}
 		lvl = twheel_base_wanted(base);
 		/*
 		 * Stopped for a level it lacks, or for its budget? A level

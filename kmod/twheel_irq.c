@@ -169,6 +169,7 @@ static u64 twheel_irq_rekey_entry(struct twheel_rekey *rk,
 						  rk);
 	struct twheel_timer *t = container_of(e, struct twheel_timer, entry);
 	u64 v, tick;
+	s64 d;
 
 	if (!twheel_table_read_irq(&r->tm->table, twheel_timer_id(t), &v) ||
 	    (v & TWHEEL_TABLE_CANCEL))
@@ -181,6 +182,18 @@ static u64 twheel_irq_rekey_entry(struct twheel_rekey *rk,
 	 */
 	if (r->fast && (u32)v == (u32)e->expires)
 		return e->expires;
+	/*
+	 * Pushed, a small timer, on r->fast: twheel_irq_later_tick()'s
+	 * reading inline, where the deadline (after @e's own, so after the
+	 * wheel's clock) is after the present. Its level is the wheel's to
+	 * check: one it lacks comes back in rk->lacked, for base->wanted.
+	 */
+	if (r->fast && !(READ_ONCE(t->word) & TWHEEL_TIMER_BIG)) {
+		d = twheel_table_tick(v, r->now_tick);
+		if (d <= r->max_tick)
+			return d > (s64)r->now_tick && (u64)d > e->expires ?
+			       (u64)d : e->expires;
+	}
 	tick = twheel_irq_later_tick(r, t, v, e->expires);
 	return tick ? tick : e->expires;
 }
@@ -211,6 +224,7 @@ struct twheel_rekey *twheel_irq_rekey(struct twheel_irq_rekey *r,
 	if (!READ_ONCE(tm->table.size_pages))
 		return NULL;
 	r->rk.fn = twheel_irq_rekey_entry;
+	r->rk.lacked = 0;
 	r->tm = tm;
 	r->base = base;
 	r->now_ns = now_ns;
@@ -330,6 +344,9 @@ bool twheel_irq_run(struct twheel_timers *tm, struct twheel_base *base,
 	rcu_read_lock();
 	twheel_wheel_advance_some(w, now, &handed, &budget, table);
 	behind = twheel_wheel_behind(w, now);
+	/* Later deadlines its cascades could not take: see twheel_irq_level(). */
+	if (table)
+		base->wanted |= table->lacked;
 
 	list_for_each_entry_safe(e, next, &handed, node) {
 		t = container_of(e, struct twheel_timer, entry);

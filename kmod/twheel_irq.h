@@ -61,10 +61,10 @@
  * Bounds. One callback moves at most TWHEEL_IRQ_BUDGET wheel entries
  * (hand-backs and cascades, re-keyed or not: each a few list operations,
  * one load of the table and, on a clock without a namespace offset,
- * integer compares: about 175 instructions each, counted under QEMU's
- * -icount in `twheel-prof idle`, so some 22 000 for a callback's entry
- * moves at most); when an advance needs more
- * and nothing has really expired yet, it goes on TWHEEL_IRQ_GAP_NS later
+ * integer compares: about 110 instructions each, counted under QEMU's
+ * -icount in `twheel-prof idle`, so some 14 000 for a callback's entry
+ * moves at most); when an advance needs more and nothing has really
+ * expired yet, it goes on TWHEEL_IRQ_GAP_NS later
  * in another callback. Over all the fds of a user (and of each user
  * namespace's creator above them, as for the limits of twheel_user.h),
  * callbacks move at most TWHEEL_IRQ_RATE entries per second; beyond it,

@@ -63,8 +63,8 @@
  * Re-keying. A cascade may ask the caller (struct twheel_rekey) for a
  * later deadline of each entry it moves to a lower level, and place it by
  * that as if added then (one still in the slot being cascaded goes to the
- * list's tail; none to a level the wheel lacks): the deadline only grows
- * and stays after t.
+ * list's tail; none to a level the wheel lacks, which it names): the
+ * deadline only grows and stays after t.
  *
  * Slots. A slot is one pointer to the oldest of its entries, which form a
  * ring through their list nodes (appending goes before it): a level is 64
@@ -526,11 +526,13 @@ u64 twheel_wheel_advance_some(struct twheel_wheel *w, u64 now,
 				twheel_link_before(&e->node, &w->cascade);
 				continue;
 			}
-			/* Not to a level it lacks: then by its own. */
-			if (t > e->expires && w->lvl[twheel_level(t, w->clk)]) {
-				lvl = twheel_level(t, w->clk);
+			/* Not to a level it lacks (named): then by its own. */
+			lvl = t > e->expires ? twheel_level(t, w->clk) : 0;
+			if (t > e->expires && w->lvl[lvl]) {
 				e->expires = t;
 			} else {
+				if (t > e->expires)
+					rk->lacked |= (u32)1 << lvl;
 				lvl = twheel_level(e->expires, w->clk);
 			}
 			/* Stop for a level the caller has not given. */

@@ -126,11 +126,15 @@ void twheel_wheel_remove(struct twheel_wheel *w, struct twheel_entry *e);
  *      returns the deadline to place it by: its own or a later one (an
  *      earlier one, or one in a level the wheel lacks, counts as its
  *      own). It must not change the wheel.
+ * @lacked: bit L set by the advance for a later deadline @fn returned
+ *      that needed level L, which the wheel lacks (the entry went by its
+ *      own deadline); the caller's to clear
  *
  * Embedded in the caller's own state, which @fn finds by container_of().
  */
 struct twheel_rekey {
 	u64 (*fn)(struct twheel_rekey *rk, struct twheel_entry *e);
+	u32 lacked;
 };
 
 u64 twheel_wheel_advance_some(struct twheel_wheel *w, u64 now,

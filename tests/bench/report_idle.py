@@ -224,7 +224,7 @@ class IdleSection:
             "build/bench/twheel-bench`, the lazy modes' 1, their deadline "
             "being the store-only loop's own store); the rest, the table "
             "re-keys each pushed timer once a timeout, in the fd's "
-            "hrtimer interrupt when the wheel cascades it (about 175 "
+            "hrtimer interrupt when the wheel cascades it (about 110 "
             "instructions an entry counted with `twheel-prof idle`, plus "
             "the interrupt's own entry and exit, one per 128 entries), "
             "where the user wheel re-links it in user space at the "
@@ -241,7 +241,7 @@ class IdleSection:
             "modify` beside `settime`); where each MODIFY moves a timer "
             "about to come due (K = 1), the wheel places it a timeout "
             "ahead in a coarser level and moves it down again once a "
-            "timeout (a cascade: about 175 instructions an "
+            "timeout (a cascade: about 110 instructions an "
             "entry), where the hrtimer tree places a timerfd's timer "
             "once",
         }

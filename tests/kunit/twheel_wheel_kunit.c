@@ -253,6 +253,7 @@ static void twheel_wheel_test_rekey(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, budget, 6);	/* one hand-back, 3 moves */
 	KUNIT_EXPECT_EQ(test, r.e[0].expires, 300);
 	KUNIT_EXPECT_EQ(test, r.e[1].expires, 100);
+	KUNIT_EXPECT_EQ(test, r.rk.lacked, 0U);
 	KUNIT_EXPECT_TRUE(test, twheel_wheel_holds(w, 300));
 	KUNIT_EXPECT_EQ(test, w->count, 3);
 
@@ -277,7 +278,8 @@ static void twheel_wheel_test_rekey(struct kunit *test)
 /*
  * Re-keying within the slot being cascaded: the entry goes behind the
  * entries of its new deadline still cascading, as if added then (one
- * move of the budget more); to a level the wheel lacks: by its own.
+ * move of the budget more); to a level the wheel lacks: by its own, the
+ * level named in the re-key's lacked.
  */
 static void twheel_wheel_test_rekey_order(struct kunit *test)
 {
@@ -305,6 +307,7 @@ static void twheel_wheel_test_rekey_order(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r.calls[0], 2);	/* asked again at the tail */
 	KUNIT_EXPECT_EQ(test, budget, 13);	/* 4 moves, 3 hand-backs */
 	KUNIT_EXPECT_NULL(test, w->lvl[2]);
+	KUNIT_EXPECT_EQ(test, r.rk.lacked, 1U << 2);	/* named */
 	KUNIT_EXPECT_TRUE(test, twheel_wheel_empty(w));
 }
 
